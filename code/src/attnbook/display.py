@@ -1,0 +1,69 @@
+"""Showing the package's own code inside a chapter, so that nothing the book runs is hidden."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceListing:
+    """The source of one object, rendered as a highlighted Python block in Jupyter and the book.
+
+    Attributes:
+        name: the object's qualified name, e.g. ``attnbook.plotting.attention_heatmap``.
+        source: its source text, dedented.
+        path: the file it lives in, relative to the package (``attnbook/plotting.py``).
+        first_line: the line number of its first line in that file.
+    """
+
+    name: str
+    source: str
+    path: str
+    first_line: int
+
+    def _repr_markdown_(self) -> str:
+        fence = "````" if "```" in self.source else "```"
+        return f"{fence}python\n{self.source.rstrip()}\n{fence}\n\n*Source: `{self.path}`, line {self.first_line}.*"
+
+    def __str__(self) -> str:
+        return self.source
+
+
+def show_source(obj: object) -> SourceListing:
+    """Return the source of a class, function or method of the package for display.
+
+    In a notebook the returned object renders as a highlighted code block with the file and line it
+    came from; ``print()`` gives the plain text.
+
+    Args:
+        obj: a class, function, method or module.
+
+    Returns:
+        A :class:`SourceListing`.
+
+    Raises:
+        TypeError: ``obj`` has no retrievable source (a built-in, an instance, a lambda made at the
+            prompt).
+    """
+    target = obj.fget if isinstance(obj, property) else obj
+    try:
+        lines, first_line = inspect.getsourcelines(target)
+        path = inspect.getsourcefile(target) or "<unknown>"
+    except (TypeError, OSError) as exc:
+        raise TypeError(
+            f"show_source needs a class, function, method or module defined in a file; got {type(obj).__name__} "
+            f"{obj!r:.60}"
+        ) from exc
+    name = getattr(target, "__qualname__", getattr(target, "__name__", repr(target)))
+    module = getattr(target, "__module__", None) or getattr(target, "__name__", "")
+    qualified = f"{module}.{name}" if module and module != name else name
+    marker = "/attnbook/"
+    short_path = "attnbook/" + path.split(marker, 1)[1] if marker in path else path.rsplit("/", 1)[-1]
+    return SourceListing(
+        name=qualified,
+        source=textwrap.dedent("".join(lines)),
+        path=short_path,
+        first_line=max(first_line, 1),
+    )

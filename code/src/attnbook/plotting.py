@@ -1,0 +1,124 @@
+"""The book's figure style and its token-labelled attention heatmap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+import torch
+from matplotlib.axes import Axes
+from matplotlib.patches import Rectangle
+
+BOOK_CMAP = "rocket_r"
+"""The colour map for attention weights: sequential, colour-blind safe, dark = high weight."""
+
+
+def set_book_style() -> None:
+    """Apply the book's matplotlib/seaborn style: white grid, readable fonts, crisp figures."""
+    sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
+    plt.rcParams.update(
+        {
+            "figure.dpi": 110,
+            "savefig.dpi": 150,
+            "figure.figsize": (6.4, 4.0),
+            "axes.titleweight": "semibold",
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
+
+
+def _as_matrix(weights: torch.Tensor | np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+    if isinstance(weights, torch.Tensor):
+        weights = weights.detach().to("cpu", torch.float32).numpy()
+    matrix = np.asarray(weights, dtype=float)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    if matrix.ndim != 2:
+        raise ValueError(
+            f"weights must be 2-D (tgt_len, src_len) or 1-D (src_len,), got shape {tuple(matrix.shape)}"
+        )
+    return matrix
+
+
+def attention_heatmap(
+    weights: torch.Tensor | np.ndarray | Sequence[Sequence[float]],
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str] | None = None,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    annotate: bool | None = None,
+    highlight: Iterable[tuple[int, int]] | None = None,
+    vmax: float | None = 1.0,
+    cmap: str = BOOK_CMAP,
+    colorbar: bool = True,
+) -> Axes:
+    """Draw attention weights as a heatmap with source tokens on x and target tokens on y.
+
+    Args:
+        weights: ``(tgt_len, src_len)`` weights (row ``i`` is target step ``i``'s distribution over the
+            source), or ``(src_len,)`` for one step. A tensor may live on any device.
+        src_tokens: ``src_len`` labels for the columns.
+        tgt_tokens: ``tgt_len`` labels for the rows; ``None`` numbers the rows.
+        ax: axes to draw into; ``None`` makes a new figure sized to the matrix.
+        title: the axes title.
+        annotate: print each weight in its cell. ``None`` annotates matrices of at most 12 x 12.
+        highlight: ``(target_index, source_index)`` cells to outline, e.g. a reference alignment.
+        vmax: the weight drawn darkest; ``1.0`` makes figures comparable, ``None`` uses the maximum.
+        cmap: a sequential colour map; the default is colour-blind safe.
+        colorbar: draw a colour bar labelled "attention weight".
+
+    Returns:
+        The :class:`~matplotlib.axes.Axes` drawn into.
+
+    Raises:
+        ValueError: the weights are not 1-D or 2-D, or the token lists do not match their shape.
+    """
+    matrix = _as_matrix(weights)
+    tgt_len, src_len = matrix.shape
+    if len(src_tokens) != src_len:
+        raise ValueError(f"src_tokens has {len(src_tokens)} labels but weights have src_len={src_len} columns")
+    if tgt_tokens is None:
+        tgt_tokens = [str(i) for i in range(tgt_len)]
+    if len(tgt_tokens) != tgt_len:
+        raise ValueError(f"tgt_tokens has {len(tgt_tokens)} labels but weights have tgt_len={tgt_len} rows")
+    if ax is None:
+        width = min(2.0 + 0.55 * src_len, 14.0)
+        height = min(1.4 + 0.45 * tgt_len, 12.0)
+        _, ax = plt.subplots(figsize=(width, height))
+    if annotate is None:
+        annotate = max(tgt_len, src_len) <= 12
+    sns.heatmap(
+        matrix,
+        ax=ax,
+        cmap=cmap,
+        vmin=0.0,
+        vmax=vmax,
+        square=False,
+        linewidths=0.5,
+        linecolor="white",
+        annot=annotate,
+        fmt=".2f",
+        annot_kws={"fontsize": 8},
+        cbar=colorbar,
+        cbar_kws={"label": "attention weight"} if colorbar else None,
+        xticklabels=list(src_tokens),
+        yticklabels=list(tgt_tokens),
+    )
+    for row, col in highlight or ():
+        if not (0 <= row < tgt_len and 0 <= col < src_len):
+            raise ValueError(f"highlight cell {(row, col)} is outside the {tgt_len} x {src_len} matrix")
+        ax.add_patch(Rectangle((col, row), 1, 1, fill=False, edgecolor="#1f77b4", linewidth=2.0))
+    ax.set_xlabel("source")
+    ax.set_ylabel("target")
+    ax.tick_params(axis="x", labelrotation=45)
+    ax.tick_params(axis="y", labelrotation=0)
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
+        label.set_rotation_mode("anchor")
+    if title:
+        ax.set_title(title)
+    return ax

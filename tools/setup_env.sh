@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Creates the book's virtual environment in .venv (inside the repository) and installs what
+# `make book` and `make test` need. Never touches the user's global Python.
+#
+#   tools/setup_env.sh book   # what building the book needs
+#   tools/setup_env.sh test   # that, plus the test tools
+#
+# torch: a torch already in .venv is kept. Otherwise the CPU build is installed, so that no
+# multi-GB CUDA build is downloaded: from a local wheel where pip's configuration offers one
+# (development and CI machines), else from PyTorch's CPU index. Set TORCH_INSTALL to a pip
+# argument list to choose differently, e.g. TORCH_INSTALL="torch" for PyPI's default build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want="${1:-book}"
+python="${PYTHON:-python3}"
+venv=.venv
+stamp="$venv/.installed-$want"
+
+if ! command -v "$python" >/dev/null 2>&1; then
+  echo "error: '$python' was not found; the book needs Python 3.10 or newer (set PYTHON=/path/to/python3)." >&2
+  exit 1
+fi
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+  echo "error: the book needs Python 3.10 or newer; '$python' is $("$python" -c 'import platform; print(platform.python_version())')." >&2
+  echo "       Run again with PYTHON=/path/to/python3.11 (or any 3.10+)." >&2
+  exit 1
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "== creating $venv with $("$python" --version)"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+fi
+pip=("$venv/bin/python" -m pip)
+
+# Skip the installs when nothing they read has changed since the last successful one.
+inputs=(requirements.txt code/pyproject.toml tools/setup_env.sh)
+[ "$want" = test ] && inputs+=(requirements-test.txt)
+if [ -f "$stamp" ] && [ -z "$(find "${inputs[@]}" -newer "$stamp" 2>/dev/null)" ]; then
+  exit 0
+fi
+
+if "$venv/bin/python" -c 'import torch' 2>/dev/null; then
+  echo "== keeping torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)')"
+elif [ -n "${TORCH_INSTALL:-}" ]; then
+  echo "== installing torch: pip install $TORCH_INSTALL"
+  # shellcheck disable=SC2086
+  "${pip[@]}" install $TORCH_INSTALL
+elif "${pip[@]}" install --quiet --no-index --no-deps "torch==${TORCH_LOCAL_VERSION:-2.13.0}" 2>/dev/null; then
+  echo "== installed torch's CPU build from a local wheel"
+  "${pip[@]}" install --quiet "torch==${TORCH_LOCAL_VERSION:-2.13.0}"  # its dependencies
+else
+  echo "== installing torch's CPU build from PyTorch's CPU index"
+  "${pip[@]}" install torch --index-url https://download.pytorch.org/whl/cpu \
+    --extra-index-url https://pypi.org/simple
+fi
+
+echo "== installing requirements.txt"
+"${pip[@]}" install --quiet -r requirements.txt
+if [ "$want" = test ]; then
+  echo "== installing requirements-test.txt"
+  "${pip[@]}" install --quiet -r requirements-test.txt
+fi
+"$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
+touch "$stamp"
