@@ -23,7 +23,7 @@ def set_book_style() -> None:
             "figure.dpi": 110,
             "savefig.dpi": 150,
             "figure.figsize": (6.4, 4.0),
-            "axes.titleweight": "semibold",
+            "axes.titleweight": "bold",
             "axes.spines.top": False,
             "axes.spines.right": False,
         }

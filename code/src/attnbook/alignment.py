@@ -1,0 +1,56 @@
+"""Word alignments: the (target, source) links a translator draws, as a matrix a heatmap can show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+
+
+def alignment_matrix(
+    links: Iterable[tuple[int, int]], tgt_len: int, src_len: int, *, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """Turn hard alignment links into a row-stochastic matrix.
+
+    Each target word spreads one unit of weight evenly over the source words it is linked to, so a
+    target word linked to two source words (French "ne" to English "does" and "not") gets 0.5 on each.
+    A target word with no link gets a row of zeros.
+
+    Args:
+        links: ``(i, j)`` pairs: target position ``i`` is aligned to source position ``j`` (0-based).
+        tgt_len: the number of target words ``T``.
+        src_len: the number of source words ``S``.
+        dtype: the floating dtype of the result.
+
+    Returns:
+        ``(tgt_len, src_len)`` tensor whose linked rows sum to 1.
+
+    Raises:
+        ValueError: a length is not positive, or a link falls outside the ``tgt_len x src_len`` grid.
+    """
+    if tgt_len <= 0 or src_len <= 0:
+        raise ValueError(f"tgt_len and src_len must be positive, got tgt_len={tgt_len}, src_len={src_len}")
+    matrix = torch.zeros(tgt_len, src_len, dtype=dtype)
+    for i, j in links:
+        if not (0 <= i < tgt_len and 0 <= j < src_len):
+            raise ValueError(f"link {(i, j)} is outside the {tgt_len} x {src_len} grid (target x source)")
+        matrix[i, j] = 1.0
+    row_sums = matrix.sum(dim=1, keepdim=True)
+    return torch.where(row_sums > 0, matrix / row_sums.clamp_min(1.0), matrix)
+
+
+def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """Entropy ``H(alpha) = -sum_j alpha_j log alpha_j`` in nats of each attention distribution.
+
+    Zero weights (masked or padded positions) contribute nothing (``0 log 0 = 0``). Uniform weights over
+    ``S`` positions give ``log S``; one-hot weights give 0.
+
+    Args:
+        weights: attention weights, non-negative and summing to 1 along ``dim``, e.g.
+            ``(batch, tgt_len, src_len)``.
+        dim: the dimension holding the distribution.
+
+    Returns:
+        The entropies, with ``dim`` removed, e.g. ``(batch, tgt_len)``.
+    """
+    return 0.0 - torch.xlogy(weights, weights).sum(dim=dim)  # 0.0 - x: no negative zero for one-hot rows
