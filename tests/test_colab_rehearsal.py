@@ -4,8 +4,9 @@ Colab starts a kernel in which `google.colab` is imported and the book's package
 chapter's first cell then installs the package from the repository with pip, non-editable, and the rest of
 the chapter must run. This test builds that situation here:
 
-- a fresh virtual environment that sees every package of the book's .venv (by symbolic links, so that
-  nothing is downloaded) except attnbook itself;
+- a fresh virtual environment that sees the packages of the book's .venv (by symbolic links, so that
+  little is downloaded) except attnbook itself and what Colab does not preinstall (myst-nb, Sphinx,
+  sacrebleu, ...): the chapter must not need the book's build tools, and pip must fetch what it lacks;
 - a stand-in `google.colab` module, imported at interpreter start as Colab does;
 - the install URL of the chapter's first cell pointed at a local git repository (`git+file://`) holding the
   working tree's `code/` folder on a branch `main`;
@@ -17,6 +18,7 @@ environment, not as an editable link to the checkout), and that the whole chapte
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -31,7 +33,22 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 REHEARSED_CHAPTER = CHAPTERS[0]
-HIDDEN = ("attnbook", "__editable__", "__pycache__")
+# Not in the new environment: the package itself, and what Colab does not preinstall (the book's build
+# and test tools, and the package's dependencies that Colab lacks, which pip must then install).
+HIDDEN = (
+    "attnbook",
+    "__editable__",
+    "__pycache__",
+    "myst_nb",
+    "myst_parser",
+    "jupyter_book",
+    "jupyter_cache",
+    "sphinx",
+    "nbval",
+    "hypothesis",
+    "playwright",
+    "sacrebleu",
+)
 STANDIN = 'import sys, types; sys.modules.setdefault("google.colab", types.ModuleType("google.colab"))\n'
 
 
@@ -71,7 +88,7 @@ def make_local_repository(root: Path) -> Path:
 
 def imports_attnbook(python: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [python, "-c", "import attnbook, google.colab; print(attnbook.__file__)"],
+        [python, "-c", "import sys, attnbook; assert 'google.colab' in sys.modules; print(attnbook.__file__)"],
         capture_output=True,
         text=True,
         cwd="/",
@@ -93,9 +110,9 @@ def test_first_cell_installs_the_package_in_colab_and_the_chapter_runs(tmp_path)
 
     kernels = tmp_path / "kernels" / "colab-rehearsal"
     kernels.mkdir(parents=True)
+    kernel_argv = [str(env_python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (kernels / "kernel.json").write_text(
-        '{"argv": ["%s", "-m", "ipykernel_launcher", "-f", "{connection_file}"], '
-        '"display_name": "Colab rehearsal", "language": "python"}' % env_python
+        json.dumps({"argv": kernel_argv, "display_name": "Colab rehearsal", "language": "python"})
     )
     manager = KernelManager(
         kernel_name="colab-rehearsal", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels.parent)])

@@ -34,7 +34,7 @@ def test_unknown_device_name_is_a_value_error():
 
 def test_same_seed_gives_same_draws_from_every_generator():
     def draw():
-        return random.random(), np.random.rand(), torch.rand(3)
+        return random.random(), np.random.rand(), torch.rand(3)  # noqa: NPY002
 
     set_seed(123)
     first = draw()

@@ -4,18 +4,40 @@ Every chapter imports this package; it never redefines what lives here. The modu
 enough to read in one sitting:
 
 - :mod:`attnbook.runtime`: choosing a device and seeding every random generator.
-- :mod:`attnbook.display`: showing the package's own source inside a chapter.
+- :mod:`attnbook.display`: showing the package's own source inside a chapter; ``glue`` for computed prose.
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
+- :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
+- :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 """
 
-from attnbook.display import SourceListing, show_source
+from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
+from attnbook.checks import (
+    CheckResult,
+    check_additive_score,
+    check_alignment_matrix,
+    check_dot_product_attention,
+    check_masked_softmax,
+    check_softmax_jacobian,
+)
+from attnbook.display import SourceListing, glue, show_source
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 
 __all__ = [
+    "BahdanauAttention",
+    "CheckResult",
+    "LuongAttention",
+    "ScaledDotProductAttention",
     "SourceListing",
     "attention_heatmap",
+    "check_additive_score",
+    "check_alignment_matrix",
+    "check_dot_product_attention",
+    "check_masked_softmax",
+    "check_softmax_jacobian",
     "get_device",
+    "glue",
+    "masked_softmax",
     "set_book_style",
     "set_seed",
     "show_source",

@@ -67,3 +67,26 @@ def show_source(obj: object) -> SourceListing:
         path=short_path,
         first_line=max(first_line, 1),
     )
+
+
+def glue(name: str, value: object, display: bool = False) -> None:
+    """Store ``value`` under ``name`` for the book's ``{glue:text}`name``` roles.
+
+    Inside the book build this is :func:`myst_nb.glue`, which lets the prose quote a computed number.
+    Where myst-nb is not installed (Colab, a plain Jupyter), the prose is not rendered from the
+    notebook, so there is nothing to store: the call does nothing, or shows the value if ``display``.
+
+    Args:
+        name: the key the prose refers to.
+        value: the number or object to store.
+        display: also show the value in the cell's output.
+    """
+    try:
+        from myst_nb import glue as myst_glue
+    except ImportError:
+        if display:
+            from IPython.display import display as ipython_display
+
+            ipython_display(value)
+        return
+    myst_glue(name, value, display=display)

@@ -1,0 +1,538 @@
+"""Tests of attnbook.attention against independent oracles: a naive loop, PyTorch's SDPA, gradcheck."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnbook import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
+
+MODULE_KINDS = ["bahdanau", "luong-dot", "luong-general", "luong-concat", "luong-location", "scaled-dot"]
+MAX_SRC_LEN = 12
+
+
+def make_attention(kind: str, query_dim: int = 6, key_dim: int = 6, attn_dim: int = 5) -> nn.Module:
+    """Build one module of each kind; dot and scaled-dot need query_dim == key_dim."""
+    if kind == "bahdanau":
+        return BahdanauAttention(query_dim, key_dim, attn_dim)
+    if kind == "scaled-dot":
+        return ScaledDotProductAttention()
+    score = kind.removeprefix("luong-")
+    return LuongAttention(query_dim, key_dim, score=score, attn_dim=attn_dim, max_src_len=MAX_SRC_LEN)
+
+
+def naive_score(attn: nn.Module, query_vec: torch.Tensor, key_vec: torch.Tensor, position: int) -> float:
+    """One score for one (query, key) pair, written from the equations with 1-D operations."""
+    if isinstance(attn, BahdanauAttention):
+        W, U, v = attn.query_proj.weight, attn.key_proj.weight, attn.v.weight[0]
+        return torch.dot(v, torch.tanh(W @ query_vec + U @ key_vec)).item()
+    if isinstance(attn, ScaledDotProductAttention):
+        return torch.dot(query_vec, key_vec).item() / math.sqrt(key_vec.numel())
+    if attn.score == "dot":
+        return torch.dot(query_vec, key_vec).item()
+    if attn.score == "general":
+        return torch.dot(query_vec, attn.key_proj.weight @ key_vec).item()
+    if attn.score == "concat":
+        hidden = torch.tanh(attn.concat_proj.weight @ torch.cat([query_vec, key_vec]))
+        return torch.dot(attn.v.weight[0], hidden).item()
+    return (attn.location_proj.weight @ query_vec)[position].item()
+
+
+@torch.no_grad()
+def naive_attention(attn, query, keys, values=None, mask=None):
+    """Per example, per target step, per source position: scores, a max-shifted softmax, the weighted sum."""
+    values = keys if values is None else values
+    one_step = query.dim() == 2
+    query_steps = query.unsqueeze(1) if one_step else query
+    batch, tgt_len, _ = query_steps.shape
+    src_len = keys.shape[1]
+    context = torch.zeros(batch, tgt_len, values.shape[-1], dtype=torch.float64)
+    weights = torch.zeros(batch, tgt_len, src_len, dtype=torch.float64)
+    for b in range(batch):
+        allowed = [j for j in range(src_len) if mask is None or bool(mask[b, j])]
+        for t in range(tgt_len):
+            if not allowed:
+                continue
+            scores = {j: naive_score(attn, query_steps[b, t], keys[b, j], j) for j in allowed}
+            top = max(scores.values())
+            exps = {j: math.exp(score - top) for j, score in scores.items()}
+            total = sum(exps.values())
+            for j in allowed:
+                weights[b, t, j] = exps[j] / total
+                context[b, t] += weights[b, t, j] * values[b, j].double()
+    if one_step:
+        return context.squeeze(1), weights.squeeze(1)
+    return context, weights
+
+
+def padding_mask(lengths: list[int], src_len: int) -> torch.Tensor:
+    return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(1)
+
+
+def random_inputs(batch=3, tgt_len=None, src_len=5, query_dim=6, key_dim=6, value_dim=4, dtype=torch.float64):
+    query_shape = (batch, query_dim) if tgt_len is None else (batch, tgt_len, query_dim)
+    query = torch.randn(query_shape, dtype=dtype)
+    keys = torch.randn(batch, src_len, key_dim, dtype=dtype)
+    values = torch.randn(batch, src_len, value_dim, dtype=dtype)
+    return query, keys, values
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+
+
+# --- agreement with independent oracles ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tgt_len", [None, 3])
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_matches_naive_loop_for_every_score(kind, tgt_len):
+    equal_dims = kind in ("luong-dot", "scaled-dot")
+    query_dim, key_dim = (6, 6) if equal_dims else (6, 7)
+    attn = make_attention(kind, query_dim, key_dim).double()
+    query, keys, values = random_inputs(tgt_len=tgt_len, query_dim=query_dim, key_dim=key_dim)
+    mask = padding_mask([5, 2, 4], 5)
+    context, weights = attn(query, keys, values, mask)
+    expected_context, expected_weights = naive_attention(attn, query, keys, values, mask)
+    torch.testing.assert_close(weights, expected_weights, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(context, expected_context, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_scores_method_gives_the_unmasked_raw_scores(kind):
+    attn = make_attention(kind).double()
+    query, keys, _ = random_inputs(tgt_len=2)
+    raw_scores = attn.scores(query, keys)
+    assert raw_scores.shape == (3, 2, 5)
+    expected = torch.tensor(
+        [
+            [[naive_score(attn, query[b, t], keys[b, j], j) for j in range(5)] for t in range(2)]
+            for b in range(3)
+        ],
+        dtype=torch.float64,
+    )
+    torch.testing.assert_close(raw_scores, expected)
+    torch.testing.assert_close(attn(query, keys)[1], torch.softmax(raw_scores, dim=-1))
+
+
+def test_scaled_dot_product_matches_torch_sdpa_on_rows_with_an_attendable_position():
+    attn = ScaledDotProductAttention()
+    query, keys, values = random_inputs(batch=4, tgt_len=3, src_len=6, query_dim=8, key_dim=8, value_dim=5)
+    mask = padding_mask([6, 3, 0, 1], 6)
+    context, _ = attn(query, keys, values, mask)
+    reference = F.scaled_dot_product_attention(query, keys, values, attn_mask=mask.unsqueeze(1))
+    has_position = mask.any(dim=-1)
+    assert not has_position.all(), "the test needs one fully masked row"
+    torch.testing.assert_close(context[has_position], reference[has_position])
+    assert torch.equal(context[~has_position], torch.zeros_like(context[~has_position]))
+
+
+# --- properties of the weights -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_weights_are_nonnegative_sum_to_one_and_are_exactly_zero_when_masked(kind):
+    attn = make_attention(kind).double()
+    query, keys, values = random_inputs(tgt_len=4)
+    mask = padding_mask([5, 1, 3], 5)
+    _, weights = attn(query, keys, values, mask)
+    assert (weights >= 0).all()
+    torch.testing.assert_close(weights.sum(-1), torch.ones(3, 4, dtype=torch.float64))
+    masked_weights = weights.masked_select(~mask.unsqueeze(1))
+    assert masked_weights.numel() > 0
+    assert (masked_weights == 0).all()
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_padded_example_gives_same_context_as_unpadded(kind):
+    attn = make_attention(kind).double()
+    query, keys, values = random_inputs(batch=1, tgt_len=2, src_len=3)
+    context, weights = attn(query, keys, values)
+    padded_keys = torch.cat([keys, 100 * torch.randn(1, 4, 6, dtype=torch.float64)], dim=1)
+    padded_values = torch.cat([values, 100 * torch.randn(1, 4, 4, dtype=torch.float64)], dim=1)
+    padded_context, padded_weights = attn(query, padded_keys, padded_values, padding_mask([3], 7))
+    torch.testing.assert_close(padded_context, context)
+    torch.testing.assert_close(padded_weights[..., :3], weights)
+
+
+@pytest.mark.parametrize("kind", [kind for kind in MODULE_KINDS if kind != "luong-location"])
+def test_permuting_keys_and_values_permutes_weights_and_keeps_context(kind):
+    # The location score depends on positions, not on the keys, so it is deliberately excluded.
+    attn = make_attention(kind).double()
+    query, keys, values = random_inputs(tgt_len=2, src_len=6)
+    mask = padding_mask([6, 4, 2], 6)
+    permutation = torch.tensor([3, 0, 5, 1, 4, 2])
+    context, weights = attn(query, keys, values, mask)
+    permuted_context, permuted_weights = attn(
+        query, keys[:, permutation], values[:, permutation], mask[:, permutation]
+    )
+    torch.testing.assert_close(permuted_weights, weights[..., permutation])
+    torch.testing.assert_close(permuted_context, context)
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_one_step_query_matches_the_same_step_of_an_all_steps_query(kind):
+    attn = make_attention(kind).double()
+    query, keys, values = random_inputs(tgt_len=3)
+    mask = padding_mask([5, 2, 4], 5)
+    all_context, all_weights = attn(query, keys, values, mask)
+    for step in range(3):
+        context, weights = attn(query[:, step], keys, values, mask)
+        assert context.shape == (3, 4) and weights.shape == (3, 5)
+        torch.testing.assert_close(context, all_context[:, step])
+        torch.testing.assert_close(weights, all_weights[:, step])
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_values_default_to_keys(kind):
+    attn = make_attention(kind).double()
+    query, keys, _ = random_inputs()
+    context, _ = attn(query, keys)
+    torch.testing.assert_close(context, attn(query, keys, keys)[0])
+    assert context.shape == (3, 6)
+
+
+# --- gradients ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["no-mask", "mask"])
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_gradcheck_in_float64_for_inputs_and_parameters(kind, masked):
+    attn = make_attention(kind, 3, 3, 2).double()
+    query, keys, values = random_inputs(batch=2, tgt_len=2, src_len=3, query_dim=3, key_dim=3, value_dim=2)
+    mask = padding_mask([3, 2], 3) if masked else None
+    names = [name for name, _ in attn.named_parameters()]
+    parameters = [parameter.detach().clone() for _, parameter in attn.named_parameters()]
+
+    def attend(query, keys, values, *parameter_values):
+        state = dict(zip(names, parameter_values, strict=True))
+        return torch.func.functional_call(attn, state, (query, keys, values, mask))
+
+    inputs = tuple(tensor.requires_grad_() for tensor in (query, keys, values, *parameters))
+    assert torch.autograd.gradcheck(attend, inputs)
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_fully_masked_row_gives_zero_context_not_nan(kind):
+    attn = make_attention(kind).double()
+    query, keys, values = random_inputs(tgt_len=2)
+    query.requires_grad_()
+    mask = padding_mask([5, 0, 3], 5)
+    context, weights = attn(query, keys, values, mask)
+    assert torch.isfinite(context).all() and torch.isfinite(weights).all()
+    assert torch.equal(context[1], torch.zeros_like(context[1]))
+    assert torch.equal(weights[1], torch.zeros_like(weights[1]))
+    context.sum().backward()
+    assert torch.isfinite(query.grad).all()
+
+
+def test_scores_of_size_1e4_give_finite_weights():
+    scores = torch.tensor([[1e4, -1e4, 5e3, 0.0], [-1e4, -1e4, -1e4, -1e4]])
+    weights = masked_softmax(scores, padding_mask([4, 3], 4))
+    assert torch.isfinite(weights).all()
+    torch.testing.assert_close(weights[0], torch.tensor([1.0, 0.0, 0.0, 0.0]))
+    torch.testing.assert_close(weights[1], torch.tensor([1 / 3, 1 / 3, 1 / 3, 0.0]))
+
+
+def test_dot_scores_of_size_1e4_through_a_module_give_finite_weights():
+    attn = LuongAttention(4, 4, score="dot")
+    query = torch.full((1, 4), 50.0)
+    keys = torch.tensor([[[50.0, 50.0, 50.0, 50.0], [-50.0, -50.0, -50.0, -50.0]]])
+    assert attn.scores(query, keys).abs().max() == 1e4
+    context, weights = attn(query, keys)
+    assert torch.isfinite(context).all()
+    torch.testing.assert_close(weights, torch.tensor([[1.0, 0.0]]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_low_precision_inputs_give_finite_results_close_to_float32(kind, dtype):
+    attn = make_attention(kind)
+    query, keys, values = random_inputs(tgt_len=2, dtype=torch.float32)
+    mask = padding_mask([5, 0, 2], 5)
+    context32, weights32 = attn(query, keys, values, mask)
+    low = attn.to(dtype)
+    context, weights = low(query.to(dtype), keys.to(dtype), values.to(dtype), mask)
+    assert context.dtype == dtype and weights.dtype == dtype
+    assert torch.isfinite(context).all() and torch.isfinite(weights).all()
+    assert (weights.masked_select(~mask.unsqueeze(1)) == 0).all()
+    torch.testing.assert_close(weights.float(), weights32, atol=0.05, rtol=0.05)
+    torch.testing.assert_close(context.float(), context32, atol=0.1, rtol=0.1)
+
+
+# --- masked_softmax ----------------------------------------------------------------------------------------
+
+
+def test_masked_softmax_without_mask_equals_softmax():
+    scores = torch.randn(3, 4, 5)
+    torch.testing.assert_close(masked_softmax(scores), torch.softmax(scores, dim=-1))
+    torch.testing.assert_close(masked_softmax(scores, dim=1), torch.softmax(scores, dim=1))
+
+
+def test_masked_softmax_equals_softmax_over_the_unmasked_positions_only():
+    scores = torch.randn(6, dtype=torch.float64)
+    keep = torch.tensor([True, False, True, True, False, True])
+    weights = masked_softmax(scores, keep)
+    torch.testing.assert_close(weights[keep], torch.softmax(scores[keep], dim=0))
+    assert (weights[~keep] == 0).all()
+
+
+def test_masked_softmax_broadcasts_the_mask_and_honours_dim():
+    scores = torch.randn(2, 3, 4)
+    mask = padding_mask([4, 2], 4).unsqueeze(1)  # (batch, 1, src_len)
+    weights = masked_softmax(scores, mask)
+    assert (weights[1, :, 2:] == 0).all()
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3))
+    column_mask = torch.tensor([True, True, False]).view(1, 3, 1)
+    torch.testing.assert_close(masked_softmax(scores, column_mask, dim=1).sum(1), torch.ones(2, 4))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_masked_softmax_handles_real_scores_below_any_fixed_fill_value(dtype):
+    # A fill of -1e9 would outweigh these real scores, and the row would sum to 0 after zeroing.
+    scores = torch.tensor([[-1e12, -1e12 + 2**20, 0.0]], dtype=dtype)
+    weights = masked_softmax(scores, torch.tensor([[True, True, False]]))
+    torch.testing.assert_close(weights, torch.tensor([[0.0, 1.0, 0.0]], dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_masked_softmax_fill_value_is_valid_for_the_dtype(dtype):
+    scores = torch.tensor([[-60000.0, 3.0, 1.0], [2.0, 1.0, 0.0]]).to(dtype)
+    mask = torch.tensor([[True, False, True], [False, False, False]])
+    weights = masked_softmax(scores, mask)
+    assert weights.dtype == dtype
+    assert torch.isfinite(weights).all()
+    assert weights[0, 2] == 1 and weights[0, 1] == 0 and (weights[1] == 0).all()
+
+
+# --- Bahdanau: the outline's weights and precomputed keys -----------------------------------------------
+
+
+class OutlineBahdanau(nn.Module):
+    """The outline's module, rewritten here as the oracle: W1 projects the decoder state, W2 the encoder."""
+
+    def __init__(self, enc_dim, dec_dim, attn_dim):
+        super().__init__()
+        self.W1 = nn.Linear(dec_dim, attn_dim, bias=False)
+        self.W2 = nn.Linear(enc_dim, attn_dim, bias=False)
+        self.v = nn.Linear(attn_dim, 1, bias=False)
+
+    def forward(self, decoder_state, encoder_outputs):
+        scores = self.v(torch.tanh(self.W1(decoder_state).unsqueeze(1) + self.W2(encoder_outputs))).squeeze(
+            -1
+        )
+        weights = F.softmax(scores, dim=-1)
+        return torch.bmm(weights.unsqueeze(1), encoder_outputs).squeeze(1), weights
+
+
+def test_bahdanau_has_exactly_three_bias_free_parameters():
+    attn = BahdanauAttention(query_dim=7, key_dim=9, attn_dim=4)
+    shapes = {name: tuple(parameter.shape) for name, parameter in attn.named_parameters()}
+    assert shapes == {"query_proj.weight": (4, 7), "key_proj.weight": (4, 9), "v.weight": (1, 4)}
+
+
+def test_outline_weights_load_and_give_identical_outputs():
+    outline = OutlineBahdanau(enc_dim=9, dec_dim=7, attn_dim=4)
+    decoder_state, encoder_outputs = torch.randn(3, 7), torch.randn(3, 5, 9)
+    expected_context, expected_weights = outline(decoder_state, encoder_outputs)
+    attn = BahdanauAttention(query_dim=7, key_dim=9, attn_dim=4)
+    attn.load_outline_state_dict(outline.state_dict())
+    for loaded in (attn, BahdanauAttention.from_outline_state_dict(outline.state_dict())):
+        context, weights = loaded(decoder_state, encoder_outputs)
+        torch.testing.assert_close(context, expected_context, rtol=0, atol=0)
+        torch.testing.assert_close(weights, expected_weights, rtol=0, atol=0)
+
+
+def test_outline_state_dict_with_a_missing_or_misshapen_weight_is_rejected():
+    attn = BahdanauAttention(query_dim=7, key_dim=9, attn_dim=4)
+    state = OutlineBahdanau(enc_dim=9, dec_dim=7, attn_dim=4).state_dict()
+    with pytest.raises(KeyError, match=re.escape("W2.weight")):
+        attn.load_outline_state_dict({"W1.weight": state["W1.weight"], "v.weight": state["v.weight"]})
+    swapped = OutlineBahdanau(enc_dim=7, dec_dim=9, attn_dim=4).state_dict()
+    with pytest.raises(ValueError, match=re.escape("W1.weight must have shape (4, 7)")):
+        attn.load_outline_state_dict(swapped)
+
+
+@pytest.mark.parametrize("tgt_len", [None, 2])
+def test_bahdanau_projected_keys_computed_once_give_the_same_result_at_every_step(tgt_len):
+    attn = BahdanauAttention(query_dim=6, key_dim=7, attn_dim=5)
+    query, keys, values = random_inputs(tgt_len=tgt_len, query_dim=6, key_dim=7, dtype=torch.float32)
+    mask = padding_mask([5, 3, 1], 5)
+    projected = attn.project_keys(keys)
+    assert projected.shape == (3, 5, 5)
+    expected = attn(query, keys, values, mask)
+    reused = attn(query, keys, values, mask, projected_keys=projected)
+    for got, want in zip(reused, expected, strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    torch.testing.assert_close(attn.scores(query, keys, projected_keys=projected), attn.scores(query, keys))
+
+
+def test_bahdanau_projected_keys_of_the_wrong_shape_are_rejected():
+    attn = BahdanauAttention(query_dim=6, key_dim=7, attn_dim=5)
+    query, keys, _ = random_inputs(query_dim=6, key_dim=7, dtype=torch.float32)
+    message = (
+        "projected_keys must have shape (batch=3, src_len=5, attn_dim=5) as returned by attn.project_keys"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        attn(query, keys, projected_keys=torch.randn(3, 4, 5))
+    with pytest.raises(
+        ValueError, match=re.escape("keys must have shape (batch, src_len, key_dim=7), got (3, 5)")
+    ):
+        attn.project_keys(keys[:, :, 0])
+
+
+def test_bahdanau_projected_keys_of_another_dtype_are_a_clear_type_error():
+    attn = BahdanauAttention(query_dim=6, key_dim=7, attn_dim=5)
+    query, keys, _ = random_inputs(query_dim=6, key_dim=7, dtype=torch.float32)
+    projected = attn.project_keys(keys).double()
+    with pytest.raises(
+        TypeError, match=re.escape("projected_keys must have the dtype of keys (torch.float32)")
+    ):
+        attn(query, keys, projected_keys=projected)
+
+
+# --- Luong's four scores -----------------------------------------------------------------------------------
+
+
+def test_luong_dot_with_unequal_dims_is_rejected_at_construction_naming_both_dims():
+    with pytest.raises(ValueError, match=re.escape("query_dim=8 and key_dim=16")):
+        LuongAttention(8, 16, score="dot")
+
+
+def test_luong_unknown_score_is_rejected():
+    with pytest.raises(
+        ValueError, match=re.escape("score must be one of ('dot', 'general', 'concat', 'location')")
+    ):
+        LuongAttention(8, 8, score="additive")
+
+
+def test_luong_general_and_concat_have_the_documented_parameters():
+    general = LuongAttention(8, 16, score="general")
+    assert {name: tuple(p.shape) for name, p in general.named_parameters()} == {"key_proj.weight": (8, 16)}
+    concat = LuongAttention(8, 16, score="concat")
+    assert concat.attn_dim == 16  # defaults to key_dim
+    shapes = {name: tuple(p.shape) for name, p in concat.named_parameters()}
+    assert shapes == {"concat_proj.weight": (16, 24), "v.weight": (1, 16)}
+    assert list(LuongAttention(8, 8, score="dot").parameters()) == []
+
+
+def test_luong_location_needs_max_src_len():
+    with pytest.raises(ValueError, match="max_src_len"):
+        LuongAttention(8, 8, score="location")
+
+
+def test_luong_location_cuts_scores_to_src_len_and_rejects_longer_sources():
+    attn = LuongAttention(6, 4, score="location", max_src_len=7).double()
+    query = torch.randn(2, 6, dtype=torch.float64)
+    keys = torch.randn(2, 3, 4, dtype=torch.float64)
+    torch.testing.assert_close(attn.scores(query, keys), query @ attn.location_proj.weight[:3].T)
+    _, weights = attn(query, keys)
+    assert weights.shape == (2, 3)
+    with pytest.raises(
+        ValueError, match=re.escape("src_len=8 but this location score was built with max_src_len=7")
+    ):
+        attn(query, torch.randn(2, 8, 4, dtype=torch.float64))
+
+
+# --- clear errors for bad input ----------------------------------------------------------------------------
+
+
+def bad(name, kind, query_shape, keys_shape, values_shape, mask_shape, message):
+    return pytest.param(kind, query_shape, keys_shape, values_shape, mask_shape, message, id=name)
+
+
+BAD_SHAPES = [
+    bad("batch mismatch", "bahdanau", (2, 6), (3, 5, 7), None, None,
+        "query and keys must have the same batch size: query has shape (2, 6) (batch=2), "
+        "keys has shape (3, 5, 7) (batch=3)"),
+    bad("query rank 4", "bahdanau", (3, 2, 1, 6), (3, 5, 7), None, None,
+        "query must have shape (batch, query_dim=6) or (batch, tgt_len, query_dim=6), got (3, 2, 1, 6)"),
+    bad("query feature size", "luong-general", (3, 8), (3, 5, 7), None, None,
+        "query must have shape (batch, query_dim=6) or (batch, tgt_len, query_dim=6), got (3, 8)"),
+    bad("keys rank 2", "luong-concat", (3, 6), (3, 7), None, None,
+        "keys must have shape (batch, src_len, key_dim=7), got (3, 7)"),
+    bad("keys feature size", "bahdanau", (3, 6), (3, 5, 16), None, None,
+        "keys must have shape (batch, src_len, key_dim=7), got (3, 5, 16)"),
+    bad("scaled-dot unequal sizes", "scaled-dot", (3, 6), (3, 5, 7), None, None,
+        "query must have shape (batch, query_dim=7) or (batch, tgt_len, query_dim=7) "
+        "(this score needs query_dim == key_dim), got (3, 6)"),
+    bad("values src_len", "luong-location", (3, 6), (3, 5, 7), (3, 4, 2), None,
+        "values must have shape (batch=3, src_len=5, value_dim) to match keys, got (3, 4, 2)"),
+    bad("values batch", "bahdanau", (3, 6), (3, 5, 7), (2, 5, 2), None,
+        "values must have shape (batch=3, src_len=5, value_dim) to match keys, got (2, 5, 2)"),
+    bad("mask shape", "bahdanau", (3, 6), (3, 5, 7), None, (3, 4),
+        "mask must have shape (batch=3, src_len=5) with True = may attend, got (3, 4)"),
+    bad("mask rank", "luong-dot", (3, 7), (3, 5, 7), None, (3, 1, 5),
+        "mask must have shape (batch=3, src_len=5) with True = may attend, got (3, 1, 5)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "query_shape", "keys_shape", "values_shape", "mask_shape", "message"), BAD_SHAPES
+)
+def test_bad_shapes_raise_an_error_naming_the_argument_and_both_shapes(
+    kind, query_shape, keys_shape, values_shape, mask_shape, message
+):
+    query_dim, key_dim = (7, 7) if kind in ("luong-dot", "scaled-dot") else (6, 7)
+    attn = make_attention(kind, query_dim, key_dim)
+    values = None if values_shape is None else torch.randn(values_shape)
+    mask = None if mask_shape is None else torch.ones(mask_shape, dtype=torch.bool)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        attn(torch.randn(query_shape), torch.randn(keys_shape), values, mask)
+
+
+@pytest.mark.parametrize("kind", MODULE_KINDS)
+def test_float_mask_is_rejected_with_its_dtype_and_the_polarity(kind):
+    attn = make_attention(kind)
+    query, keys, _ = random_inputs(dtype=torch.float32)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("mask must be a boolean tensor with True = may attend, got dtype torch.float32"),
+    ):
+        attn(query, keys, mask=torch.ones(3, 5))
+    with pytest.raises(
+        TypeError, match=re.escape("mask must be a boolean tensor with True = may attend, got list")
+    ):
+        attn(query, keys, mask=[[True] * 5] * 3)
+
+
+def test_masked_softmax_rejects_a_non_boolean_or_non_broadcastable_mask():
+    scores = torch.randn(2, 5)
+    with pytest.raises(TypeError, match=re.escape("got dtype torch.int64")):
+        masked_softmax(scores, torch.ones(2, 5, dtype=torch.long))
+    with pytest.raises(
+        ValueError, match=re.escape("broadcastable to the shape of scores (2, 5), got shape (2, 4)")
+    ):
+        masked_softmax(scores, torch.ones(2, 4, dtype=torch.bool))
+    with pytest.raises(ValueError, match=re.escape("got shape (3, 2, 5)")):
+        masked_softmax(scores, torch.ones(3, 2, 5, dtype=torch.bool))
+    with pytest.raises(TypeError, match=re.escape("scores must be a floating-point tensor, got torch.int64")):
+        masked_softmax(torch.ones(2, 5, dtype=torch.long))
+
+
+def test_non_tensor_integer_and_mismatched_dtype_inputs_are_rejected():
+    attn = BahdanauAttention(6, 7, 5)
+    query, keys, _ = random_inputs(query_dim=6, key_dim=7, dtype=torch.float32)
+    with pytest.raises(TypeError, match=re.escape("query must be a torch.Tensor, got list")):
+        attn(query.tolist(), keys)
+    with pytest.raises(
+        TypeError, match=re.escape("keys must be a floating-point tensor, got dtype torch.int64")
+    ):
+        attn(query, keys.long())
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "query must have dtype torch.float32 to match the module's parameters, got torch.float64"
+        ),
+    ):
+        attn(query.double(), keys.double())
+    with pytest.raises(
+        TypeError, match=re.escape("values must have dtype torch.float32 to match query, got torch.float64")
+    ):
+        ScaledDotProductAttention()(query[:, :5], keys[..., :5], keys.double())
