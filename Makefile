@@ -1,16 +1,17 @@
 # The book's two commands (see README.md):
 #   make book   set up .venv if needed, execute every chapter, build the HTML book into _build/html/
 #   make test   set up .venv if needed, run every test: ruff, the package's unit tests, the book's
-#               own guards, every chapter under nbval, and the book build with warnings as errors
+#               own guards, every chapter under nbval, the book build with warnings as errors, and
+#               every built page in headless Chromium with no network (screenshots: _build/screenshots/)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
 
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build clean help
+.PHONY: book test lint unit chapters build browser clean help
 
 help:
-	@sed -n '1,5p' Makefile
+	@sed -n '1,6p' Makefile
 
 book:
 	@PYTHON=$(PYTHON) tools/setup_env.sh book
@@ -18,9 +19,11 @@ book:
 
 test:
 	@PYTHON=$(PYTHON) tools/setup_env.sh test
+	@tools/install_browser.sh
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
 	@tools/build_book.sh
+	@$(MAKE) --no-print-directory browser
 
 lint:
 	$(BIN)/ruff check .
@@ -30,6 +33,12 @@ lint:
 # in one pytest run so that one summary line counts them all.
 unit:
 	$(BIN)/python -m pytest tests chapters --nbval-lax
+
+# Every page of the built book (run after the build) in headless Chromium with the network cut off:
+# math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
+browser:
+	@tools/install_browser.sh
+	$(BIN)/python -m pytest tests/browser
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

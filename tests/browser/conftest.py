@@ -1,0 +1,98 @@
+"""The browser test's set-up: the built book served on 127.0.0.1, one headless Chromium with no
+network, and one visit per page whose findings every test reads.
+
+Run after the build (`make browser`, which `make test` calls last):
+    .venv/bin/python -m pytest tests/browser
+The main run (`pytest tests chapters`) does not collect this folder (pytest.ini's norecursedirs).
+
+Chromium is Debian's /usr/bin/chromium (tools/install_browser.sh installs it), driven by
+Playwright's Python package; no browser is ever downloaded. Set BOOK_CHROMIUM to use another binary.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import threading
+import time
+from dataclasses import asdict
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from book_browser import CHROMIUM, CHROMIUM_ARGS, HTML_DIR, SCREENSHOT_DIR, Book, PageVisit, QuietHandler
+from book_config import REPO_ROOT
+
+_SESSION: dict = {"start": time.perf_counter(), "book": None}  # for the summary at the end
+
+
+@pytest.fixture(scope="session")
+def html_dir() -> Path:
+    if not (HTML_DIR / "index.html").is_file():
+        pytest.fail(f"{HTML_DIR.relative_to(REPO_ROOT)}/index.html is missing: build the book first")
+    return HTML_DIR
+
+
+@pytest.fixture(scope="session")
+def base_url(html_dir):
+    """_build/html served by a thread on 127.0.0.1, on a free port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html_dir)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def book(base_url):
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} not found: run tools/install_browser.sh (or set BOOK_CHROMIUM)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("Playwright's Python package is missing: tools/setup_env.sh test installs it")
+    if SCREENSHOT_DIR.is_dir():
+        shutil.rmtree(SCREENSHOT_DIR)  # no screenshot of a page that is gone survives
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            book = _SESSION["book"] = Book(browser, base_url)
+            yield book
+            _write_report(book)
+        finally:
+            browser.close()
+
+
+def _write_report(book: Book) -> None:
+    visits = [visit for visit in book.visits.values() if isinstance(visit, PageVisit)]
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    report = [asdict(visit) | {"figures_loaded": visit.figures_loaded} for visit in visits]
+    (SCREENSHOT_DIR / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter):
+    book = _SESSION["book"]
+    if book is None:
+        return
+    visits = [visit for visit in book.visits.values() if isinstance(visit, PageVisit)]
+    write = terminalreporter.write_line
+    terminalreporter.section("the book in Chromium, offline")
+    header = ("page", "equations", "typeset", "figures", "loaded", "errors", "external", "seconds")
+    write(f"{header[0]:32} " + " ".join(f"{name:>9}" for name in header[1:]))
+    for v in visits:
+        errors = len(v.console_errors) + len(v.broken_resources)
+        counts = (v.equations, v.typeset, len(v.images), v.figures_loaded, errors, len(v.external_requests))
+        write(f"{v.page:32} " + " ".join(f"{count:9}" for count in counts) + f" {v.seconds:9.2f}")
+    write(
+        f"{len(visits)} pages: {sum(v.typeset for v in visits)}/{sum(v.equations for v in visits)} equations "
+        f"typeset, {sum(v.figures_loaded for v in visits)}/{sum(len(v.images) for v in visits)} figures "
+        f"loaded, {sum(len(v.external_requests) for v in visits)} external requests blocked; "
+        f"browser test {time.perf_counter() - _SESSION['start']:.1f} s; "
+        f"screenshots in {SCREENSHOT_DIR.relative_to(REPO_ROOT)}/"
+    )
+    for v in visits:
+        for url in v.external_requests:
+            write(f"  {v.page} tried (blocked): {url}")
