@@ -30,9 +30,10 @@ lint:
 	$(BIN)/ruff format --check .
 
 # Unit tests, the book's guards and the Colab rehearsal (tests/), then every chapter under nbval,
-# in one pytest run so that one summary line counts them all.
+# in one pytest run so that one summary line counts them all. Two workers, one file each at a time
+# (--dist loadfile keeps a notebook's cells together), each on one thread so they do not fight.
 unit:
-	$(BIN)/python -m pytest tests chapters --nbval-lax
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval-lax
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.

@@ -33,7 +33,9 @@ def test_chapter_is_committed_without_outputs(notebook):
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)
 def test_chapter_opens_with_a_title_then_the_colab_cell(notebook):
     cells = load_cells(notebook)
-    assert cells[0]["cell_type"] == "markdown" and source(cells[0]).startswith("# "), "first cell: an H1 title"
+    assert cells[0]["cell_type"] == "markdown" and source(cells[0]).startswith("# "), (
+        "first cell: an H1 title"
+    )
     first_code = next(cell for cell in cells if cell["cell_type"] == "code")
     text = source(first_code)
     assert 'if "google.colab" in sys.modules:' in text, "the install must run only inside Colab"
@@ -81,7 +83,9 @@ def test_chapter_imports_the_package_and_redefines_none_of_its_classes(notebook)
 def test_book_executes_every_chapter_from_a_temporary_folder_and_fails_on_errors():
     execute = book_config()["execute"]
     assert execute["execute_notebooks"] == "force"
-    assert execute["run_in_temp"] is True, "chapters must not depend on their own folder (Colab runs in /content)"
+    assert execute["run_in_temp"] is True, (
+        "chapters must not depend on their own folder (Colab runs in /content)"
+    )
     assert execute["allow_errors"] is False
 
 

@@ -88,7 +88,11 @@ def make_local_repository(root: Path) -> Path:
 
 def imports_attnbook(python: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [python, "-c", "import sys, attnbook; assert 'google.colab' in sys.modules; print(attnbook.__file__)"],
+        [
+            python,
+            "-c",
+            "import sys, attnbook; assert 'google.colab' in sys.modules; print(attnbook.__file__)",
+        ],
         capture_output=True,
         text=True,
         cwd="/",
@@ -115,7 +119,8 @@ def test_first_cell_installs_the_package_in_colab_and_the_chapter_runs(tmp_path)
         json.dumps({"argv": kernel_argv, "display_name": "Colab rehearsal", "language": "python"})
     )
     manager = KernelManager(
-        kernel_name="colab-rehearsal", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels.parent)])
+        kernel_name="colab-rehearsal",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels.parent)]),
     )
     content = tmp_path / "content"  # Colab's working directory is /content, not the notebook's folder
     content.mkdir()
@@ -125,7 +130,9 @@ def test_first_cell_installs_the_package_in_colab_and_the_chapter_runs(tmp_path)
     after = imports_attnbook(env_python)
     assert after.returncode == 0, after.stderr
     installed_at = Path(after.stdout.strip())
-    assert installed_at.is_relative_to(tmp_path / "env"), f"attnbook came from {installed_at}, not the new env"
+    assert installed_at.is_relative_to(tmp_path / "env"), (
+        f"attnbook came from {installed_at}, not the new env"
+    )
     assert not any(path.is_symlink() for path in installed_at.parents if path.is_relative_to(tmp_path))
     install_output = "".join(
         output.get("text", "") for output in first_code.get("outputs", []) if output.get("name") == "stdout"

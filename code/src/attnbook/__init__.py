@@ -8,6 +8,11 @@ enough to read in one sitting:
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
+- :mod:`attnbook.data`: the toy English-French grammar with true alignments, vocabularies, padded batches.
+- :mod:`attnbook.corpus`: the Tatoeba English-French loader and the sample shipped with the package.
+- :mod:`attnbook.seq2seq`: the bidirectional encoder, the Bahdanau, Luong and no-attention decoders, search.
+- :mod:`attnbook.training`: training, evaluation (BLEU, alignment accuracy), checkpoints, chapter 6's run;
+  ``python -m attnbook train`` runs it from a terminal.
 """
 
 from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
@@ -19,16 +24,27 @@ from attnbook.checks import (
     check_masked_softmax,
     check_softmax_jacobian,
 )
+from attnbook.data import SentencePair, ToyGrammar, Vocab
 from attnbook.display import SourceListing, glue, show_source
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
+from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
 
 __all__ = [
     "BahdanauAttention",
+    "BahdanauDecoder",
     "CheckResult",
+    "Encoder",
     "LuongAttention",
+    "LuongDecoder",
+    "PlainDecoder",
     "ScaledDotProductAttention",
+    "SentencePair",
+    "Seq2Seq",
+    "Seq2SeqConfig",
     "SourceListing",
+    "ToyGrammar",
+    "Vocab",
     "attention_heatmap",
     "check_additive_score",
     "check_alignment_matrix",

@@ -301,7 +301,9 @@ def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tenso
         try:
             got = fn(list(links), tgt_len, src_len)
         except Exception as exc:
-            return CheckResult(False, f"✗ failed: your function raised {type(exc).__name__} on {where}: {exc}")
+            return CheckResult(
+                False, f"✗ failed: your function raised {type(exc).__name__} on {where}: {exc}"
+            )
         expected = alignment_matrix(links, tgt_len, src_len, dtype=torch.float64)
         problem = _compare("matrix", got, expected)
         if problem is not None:

@@ -80,7 +80,9 @@ def attention_heatmap(
     matrix = _as_matrix(weights)
     tgt_len, src_len = matrix.shape
     if len(src_tokens) != src_len:
-        raise ValueError(f"src_tokens has {len(src_tokens)} labels but weights have src_len={src_len} columns")
+        raise ValueError(
+            f"src_tokens has {len(src_tokens)} labels but weights have src_len={src_len} columns"
+        )
     if tgt_tokens is None:
         tgt_tokens = [str(i) for i in range(tgt_len)]
     if len(tgt_tokens) != tgt_len:

@@ -1,0 +1,547 @@
+"""An encoder-decoder for translation: a bidirectional GRU encoder, three decoders, greedy and beam search.
+
+- :class:`Encoder` reads the source both ways and returns one state per source position,
+  :math:`h_j = [\\overrightarrow{h}_j; \\overleftarrow{h}_j]`, and a summary of the whole sentence.
+- :class:`BahdanauDecoder` attends with the *previous* state :math:`s_{i-1}` as the query and feeds the
+  context into the GRU and into the output layer, so its steps must run one after another.
+- :class:`LuongDecoder` runs its GRU first and attends with the *current* state :math:`s_i`, then forms the
+  attentional state :math:`\\tilde s_i = \\tanh(W_c [c_i; s_i])`. Without input feeding nothing flows
+  from step ``i``'s attention into step ``i + 1``, so under teacher forcing the GRU runs over all steps in
+  one call and attention covers all steps at once.
+- :class:`PlainDecoder` is the no-attention baseline: every step sees the same fixed-length summary
+  :math:`c` of the source, the bottleneck attention removes.
+
+Every decoder offers ``step`` (one token, used by search) and ``forward`` (all steps under teacher
+forcing). Masks are boolean with **True = a real token that may be attended to**.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from attnbook.attention import BahdanauAttention, LuongAttention
+from attnbook.data import Vocab
+
+ATTENTION_KINDS = ("bahdanau", "luong", "none")
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig:
+    """The sizes and choices that define a :class:`Seq2Seq` model (stored in its checkpoints).
+
+    Attributes:
+        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
+        attention: ``"bahdanau"``, ``"luong"`` or ``"none"`` (the fixed-length baseline).
+        emb_dim: the size of the token embeddings.
+        hidden_dim: the GRU size, per direction in the encoder (so ``enc_dim = 2 * hidden_dim``) and of
+            the decoder state ``dec_dim``.
+        attn_dim: the hidden size ``d_a`` of Bahdanau's additive score.
+        luong_score: the score of the Luong decoder (``"general"`` compares states of different sizes).
+        max_src_len: the longest source sentence, in tokens, the model accepts.
+    """
+
+    src_vocab_size: int
+    tgt_vocab_size: int
+    attention: str = "bahdanau"
+    emb_dim: int = 64
+    hidden_dim: int = 128
+    attn_dim: int = 64
+    luong_score: str = "general"
+    max_src_len: int = 25
+
+    def __post_init__(self) -> None:
+        if self.attention not in ATTENTION_KINDS:
+            raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {self.attention!r}")
+        for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "attn_dim", "max_src_len"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+    def to_dict(self) -> dict[str, int | str]:
+        return asdict(self)
+
+
+@dataclass
+class EncoderMemory:
+    """What the decoder needs from the encoder, per sentence.
+
+    Attributes:
+        states: ``(batch, src_len, enc_dim)`` encoder states :math:`h_j`; zero at padding.
+        mask: ``(batch, src_len)`` bool, **True = may attend** (a real source token or ``<eos>``).
+        final: ``(batch, enc_dim)`` the sentence summary: the forward GRU's last state and the backward
+            GRU's state after reading the first word.
+        projected_keys: ``(batch, src_len, attn_dim)`` Bahdanau's :math:`U h_j`, computed once per
+            sentence; ``None`` for the other decoders.
+    """
+
+    states: Tensor
+    mask: Tensor
+    final: Tensor
+    projected_keys: Tensor | None = None
+
+    def index_select(self, index: Tensor) -> EncoderMemory:
+        """The memory of the sentences ``index`` (repeats allowed: beam search copies each sentence)."""
+        keys = None if self.projected_keys is None else self.projected_keys.index_select(0, index)
+        return EncoderMemory(
+            self.states.index_select(0, index),
+            self.mask.index_select(0, index),
+            self.final.index_select(0, index),
+            keys,
+        )
+
+
+class Encoder(nn.Module):
+    """A bidirectional GRU over the source (Schuster and Paliwal, 1997).
+
+    Padding never reaches the GRU: the batch is packed by length, so the backward direction starts at
+    each sentence's own last token rather than at the padding after it.
+
+    Args:
+        vocab_size: the source vocabulary size.
+        emb_dim: the embedding size.
+        hidden_dim: the GRU size per direction; the states have ``enc_dim = 2 * hidden_dim`` features.
+
+    Shape:
+        - src: ``(batch, src_len)`` token ids; src_mask: ``(batch, src_len)`` bool, True = real token.
+        - returns states ``(batch, src_len, 2 * hidden_dim)`` (zero at padding) and the summary
+          ``(batch, 2 * hidden_dim)``.
+    """
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True, bidirectional=True)
+
+    def forward(self, src: Tensor, src_mask: Tensor) -> tuple[Tensor, Tensor]:
+        lengths = src_mask.sum(dim=1)
+        if bool((lengths == 0).any()):
+            raise ValueError("every source sentence needs at least one token: a row of src_mask is all False")
+        embedded = self.embedding(src)  # (batch, src_len, emb_dim)
+        packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        packed_states, last = self.rnn(packed)  # last: (2, batch, hidden_dim), forward then backward
+        states, _ = pad_packed_sequence(packed_states, batch_first=True, total_length=src.size(1))
+        summary = torch.cat([last[0], last[1]], dim=-1)  # (batch, enc_dim)
+        return states, summary
+
+
+class _Decoder(nn.Module):
+    """What the three decoders share: the embedding, the initial state and the step-by-step loop."""
+
+    uses_attention = True
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
+        self.bridge = nn.Linear(enc_dim, hidden_dim)  # s_0 = tanh(W_s c)
+
+    def prepare(self, memory: EncoderMemory) -> EncoderMemory:
+        """Precompute what every step reuses (Bahdanau: the key projection). Default: nothing."""
+        return memory
+
+    def init_state(self, memory: EncoderMemory) -> Tensor:
+        """The first decoder state :math:`s_0 = \\tanh(W_s c)`, ``(batch, dec_dim)``."""
+        return torch.tanh(self.bridge(memory.final))
+
+    def step(
+        self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """One decoding step: ``(logits (batch, vocab), new state (batch, dec_dim), weights or None)``."""
+        raise NotImplementedError
+
+    def forward_stepwise(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor | None]:
+        """Teacher forcing one step at a time: ``logits (batch, tgt_len, vocab)``, weights or ``None``."""
+        state = self.init_state(memory)
+        logits, weights = [], []
+        for prev_tokens in tgt_in.unbind(dim=1):
+            step_logits, state, step_weights = self.step(prev_tokens, state, memory)
+            logits.append(step_logits)
+            weights.append(step_weights)
+        stacked = torch.stack(weights, dim=1) if self.uses_attention else None
+        return torch.stack(logits, dim=1), stacked
+
+
+class BahdanauDecoder(_Decoder):
+    """A GRU decoder with additive attention (Bahdanau et al., 2015).
+
+    At step ``i`` the previous state :math:`s_{i-1}` is the query; the context :math:`c_i` joins the
+    embedded previous token :math:`E y_{i-1}` as the GRU's input, and :math:`[s_i; c_i; E y_{i-1}]` feeds
+    the output layer:
+
+    .. math::
+
+        \\alpha_i = \\mathrm{softmax}_j(v_a^\\top \\tanh(W_a s_{i-1} + U_a h_j)),\\quad
+        c_i = \\sum_j \\alpha_{ij} h_j,\\quad
+        s_i = \\mathrm{GRU}([E y_{i-1}; c_i], s_{i-1}).
+
+    Because :math:`c_i` enters the GRU, step ``i + 1`` needs step ``i``'s attention: the steps run in order.
+
+    Shape:
+        - prev_tokens: ``(batch,)``; state: ``(batch, dec_dim)``.
+        - step returns logits ``(batch, vocab)``, the new state and weights ``(batch, src_len)``.
+    """
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int, attn_dim: int) -> None:
+        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        self.attention = BahdanauAttention(query_dim=hidden_dim, key_dim=enc_dim, attn_dim=attn_dim)
+        self.rnn = nn.GRUCell(emb_dim + enc_dim, hidden_dim)
+        self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
+
+    def prepare(self, memory: EncoderMemory) -> EncoderMemory:
+        return replace(memory, projected_keys=self.attention.project_keys(memory.states))
+
+    def step(
+        self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        embedded = self.embedding(prev_tokens)  # (batch, emb_dim)
+        context, weights = self.attention(  # query: the previous state s_{i-1}
+            state, memory.states, mask=memory.mask, projected_keys=memory.projected_keys
+        )
+        state = self.rnn(torch.cat([embedded, context], dim=-1), state)  # s_i
+        logits = self.out(torch.cat([state, context, embedded], dim=-1))
+        return logits, state, weights
+
+    def forward(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor]:
+        """Teacher forcing over ``tgt_in`` ``(batch, tgt_len)``: logits and weights ``(batch, tgt_len, src_len)``.
+
+        The recurrence runs step by step; the embedding and the output layer, which do not feed back,
+        run once over all steps.
+        """
+        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
+        state = self.init_state(memory)
+        states, contexts, weights = [], [], []
+        for step_embedded in embedded.unbind(dim=1):  # unbind, not slicing: a cheaper backward
+            context, step_weights = self.attention(
+                state, memory.states, mask=memory.mask, projected_keys=memory.projected_keys
+            )
+            state = self.rnn(torch.cat([step_embedded, context], dim=-1), state)
+            states.append(state)
+            contexts.append(context)
+            weights.append(step_weights)
+        features = torch.cat([torch.stack(states, 1), torch.stack(contexts, 1), embedded], dim=-1)
+        return self.out(features), torch.stack(weights, dim=1)
+
+
+class LuongDecoder(_Decoder):
+    """A GRU decoder with Luong attention and no input feeding (Luong et al., 2015).
+
+    The GRU runs first; its *current* state :math:`s_i` is the query; the attentional state
+    :math:`\\tilde s_i = \\tanh(W_c [c_i; s_i])` feeds the output layer:
+
+    .. math::
+
+        s_i = \\mathrm{GRU}(E y_{i-1}, s_{i-1}),\\quad
+        \\alpha_i = \\mathrm{softmax}_j(\\mathrm{score}(s_i, h_j)),\\quad
+        \\tilde s_i = \\tanh(W_c [c_i; s_i]).
+
+    Nothing from step ``i``'s attention reaches step ``i + 1``, so :meth:`forward` runs the GRU over all
+    target steps in one call and attends with all queries at once (``parallel=False`` runs the same
+    computation one step at a time, for comparison).
+
+    Args:
+        score: a :class:`~attnbook.attention.LuongAttention` score; ``"general"`` (default) allows
+            ``dec_dim != enc_dim``.
+    """
+
+    def __init__(
+        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int, score: str = "general"
+    ) -> None:
+        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        self.attention = LuongAttention(query_dim=hidden_dim, key_dim=enc_dim, score=score)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
+        self.out = nn.Linear(hidden_dim, vocab_size)
+
+    def step(
+        self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        embedded = self.embedding(prev_tokens).unsqueeze(1)  # (batch, 1, emb_dim)
+        _, state = self.rnn(embedded, state.unsqueeze(0))
+        state = state.squeeze(0)  # s_i
+        context, weights = self.attention(state, memory.states, mask=memory.mask)  # query: the current state
+        attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))
+        return self.out(attentional), state, weights
+
+    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, Tensor]:
+        """Teacher forcing: logits ``(batch, tgt_len, vocab)`` and weights ``(batch, tgt_len, src_len)``."""
+        if not parallel:
+            return self.forward_stepwise(tgt_in, memory)  # type: ignore[return-value]  (weights are never None)
+        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
+        states, _ = self.rnn(embedded, self.init_state(memory).unsqueeze(0))  # s_1 ... s_T in one call
+        context, weights = self.attention(states, memory.states, mask=memory.mask)  # every step at once
+        attentional = torch.tanh(self.combine(torch.cat([context, states], dim=-1)))
+        return self.out(attentional), weights
+
+
+class PlainDecoder(_Decoder):
+    """The no-attention baseline (Cho et al., 2014): every step sees the same summary :math:`c`.
+
+    :math:`c` is the encoder's summary (the two directions' final states). It initialises the state,
+    joins the GRU's input at every step and feeds the output layer, so the decoder is as strong as a
+    fixed-length summary allows; there are no attention weights.
+    """
+
+    uses_attention = False
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int) -> None:
+        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        self.rnn = nn.GRU(emb_dim + enc_dim, hidden_dim, batch_first=True)
+        self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
+
+    def step(self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor, None]:
+        embedded = self.embedding(prev_tokens)
+        rnn_input = torch.cat([embedded, memory.final], dim=-1).unsqueeze(1)
+        _, state = self.rnn(rnn_input, state.unsqueeze(0))
+        state = state.squeeze(0)
+        return self.out(torch.cat([state, memory.final, embedded], dim=-1)), state, None
+
+    def forward(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, None]:
+        """Teacher forcing in one GRU call (the summary is the same at every step)."""
+        embedded = self.embedding(tgt_in)
+        summary = memory.final.unsqueeze(1).expand(-1, tgt_in.size(1), -1)
+        states, _ = self.rnn(torch.cat([embedded, summary], dim=-1), self.init_state(memory).unsqueeze(0))
+        return self.out(torch.cat([states, summary, embedded], dim=-1)), None
+
+
+class Seq2Seq(nn.Module):
+    """An encoder and one of the three decoders, built from a :class:`Seq2SeqConfig`.
+
+    Shape:
+        - src, src_mask: ``(batch, src_len)``; tgt_in: ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
+        - forward returns logits ``(batch, tgt_len, tgt_vocab)`` and attention weights
+          ``(batch, tgt_len, src_len)`` (``None`` for the baseline).
+    """
+
+    def __init__(self, config: Seq2SeqConfig) -> None:
+        super().__init__()
+        self.config = config
+        enc_dim = 2 * config.hidden_dim
+        self.encoder = Encoder(config.src_vocab_size, config.emb_dim, config.hidden_dim)
+        sizes = (config.tgt_vocab_size, config.emb_dim, config.hidden_dim, enc_dim)
+        if config.attention == "bahdanau":
+            self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
+        elif config.attention == "luong":
+            self.decoder = LuongDecoder(*sizes, score=config.luong_score)
+        else:
+            self.decoder = PlainDecoder(*sizes)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def encode(self, src: Tensor, src_mask: Tensor) -> EncoderMemory:
+        """Run the encoder and prepare what every decoder step reuses."""
+        states, summary = self.encoder(src, src_mask)
+        return self.decoder.prepare(EncoderMemory(states, src_mask, summary))
+
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
+    ) -> tuple[Tensor, Tensor | None]:
+        """Teacher-forced logits and attention weights. ``parallel=False`` makes Luong's decoder step."""
+        memory = self.encode(src, src_mask)
+        if isinstance(self.decoder, LuongDecoder):
+            return self.decoder(tgt_in, memory, parallel=parallel)
+        return self.decoder(tgt_in, memory)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Search
+
+
+@dataclass
+class Hypothesis:
+    """One decoded sentence.
+
+    Attributes:
+        ids: the target ids, without ``<sos>`` and ``<eos>``.
+        finished: whether the search ended it with ``<eos>`` (rather than at the length limit).
+        weights: ``(len(ids) + finished, src_len)`` attention weights, one row per generated token
+            (``<eos>`` included when finished), columns for the source tokens and the source ``<eos>``;
+            ``None`` for the baseline.
+        score: the sum of the tokens' log-probabilities.
+    """
+
+    ids: list[int]
+    finished: bool
+    weights: Tensor | None
+    score: float
+
+
+def _default_max_len(src_mask: Tensor) -> int:
+    return int(src_mask.sum(dim=1).max().item()) * 2 + 5
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: Seq2Seq, src: Tensor, src_mask: Tensor, max_len: int | None = None
+) -> list[Hypothesis]:
+    """Translate a batch by choosing the most probable token at every step.
+
+    Args:
+        model: the model (put in eval mode by the caller).
+        src: ``(batch, src_len)`` source ids ending in ``<eos>``; src_mask: ``(batch, src_len)``, True = real.
+        max_len: the most tokens to generate per sentence; ``None`` allows ``2 * src_len + 5``.
+
+    Returns:
+        One :class:`Hypothesis` per sentence, in order.
+    """
+    max_len = max_len or _default_max_len(src_mask)
+    memory = model.encode(src, src_mask)
+    state = model.decoder.init_state(memory)
+    batch = src.size(0)
+    tokens = torch.full((batch,), Vocab.sos_id, dtype=torch.long, device=src.device)
+    finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
+    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)
+    outputs, weights = [], []
+    for _ in range(max_len):
+        logits, state, step_weights = model.decoder.step(tokens, state, memory)
+        log_probs = torch.log_softmax(logits.double(), dim=-1)
+        best, tokens = log_probs.max(dim=-1)
+        scores += best.masked_fill(finished, 0.0)
+        tokens = tokens.masked_fill(finished, Vocab.pad_id)
+        outputs.append(tokens)
+        weights.append(step_weights)
+        finished = finished | (tokens == Vocab.eos_id)
+        if bool(finished.all()):
+            break
+    out_ids = torch.stack(outputs, dim=1).cpu()
+    out_weights = torch.stack(weights, dim=1).cpu() if model.decoder.uses_attention else None
+    return _hypotheses(out_ids, out_weights, scores.cpu(), src_mask.cpu())
+
+
+def _hypotheses(ids: Tensor, weights: Tensor | None, scores: Tensor, src_mask: Tensor) -> list[Hypothesis]:
+    results = []
+    for row in range(ids.size(0)):
+        seq = ids[row].tolist()
+        finished = Vocab.eos_id in seq
+        length = seq.index(Vocab.eos_id) if finished else len(seq)
+        src_len = int(src_mask[row].sum())
+        row_weights = None if weights is None else weights[row, : length + finished, :src_len].clone()
+        results.append(Hypothesis(seq[:length], finished, row_weights, float(scores[row])))
+    return results
+
+
+@torch.no_grad()
+def beam_search(
+    model: Seq2Seq,
+    src: Tensor,
+    src_mask: Tensor,
+    beam_size: int = 4,
+    max_len: int | None = None,
+    length_penalty: float = 0.0,
+) -> list[Hypothesis]:
+    """Translate a batch keeping the ``beam_size`` most probable partial translations of each sentence.
+
+    All sentences and beams run as one batch of ``batch * beam_size`` rows. A beam that has produced
+    ``<eos>`` is kept with its score frozen. At the end each sentence's best beam is chosen by
+    ``score / length ** length_penalty`` (``0`` ranks by the raw log-probability, which favours short
+    translations; Freitag and Al-Onaizan, 2017, discuss such choices). ``beam_size=1`` is greedy search.
+
+    Args:
+        model: the model (in eval mode).
+        src, src_mask: ``(batch, src_len)``.
+        beam_size: the number of beams per sentence.
+        max_len: the most tokens per sentence; ``None`` allows ``2 * src_len + 5``.
+        length_penalty: the exponent of the length normalisation.
+
+    Returns:
+        One :class:`Hypothesis` per sentence, with the attention weights of its best beam.
+    """
+    if beam_size < 1:
+        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
+    max_len = max_len or _default_max_len(src_mask)
+    batch, device = src.size(0), src.device
+    rows = torch.arange(batch, device=device).repeat_interleave(beam_size)  # sentence of each row
+    memory = model.encode(src, src_mask).index_select(rows)
+    state = model.decoder.init_state(memory)
+    scores = torch.full((batch, beam_size), float("-inf"), dtype=torch.float64, device=device)
+    scores[:, 0] = 0.0  # at first every beam holds the same <sos>: expand only one of them
+    scores = scores.view(-1)
+    tokens = torch.full((batch * beam_size,), Vocab.sos_id, dtype=torch.long, device=device)
+    finished = torch.zeros(batch * beam_size, dtype=torch.bool, device=device)
+    history = torch.empty(batch * beam_size, 0, dtype=torch.long, device=device)
+    weight_history: Tensor | None = None
+    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(1)  # (batch, 1)
+    for _ in range(max_len):
+        logits, state, step_weights = model.decoder.step(tokens, state, memory)
+        log_probs = torch.log_softmax(logits.double(), dim=-1)  # (rows, vocab), scores summed in float64
+        # a finished beam may only continue with <pad>, at no cost, so its score stays frozen
+        log_probs[finished] = float("-inf")
+        log_probs[finished, Vocab.pad_id] = 0.0
+        vocab = log_probs.size(-1)
+        candidates = (scores.unsqueeze(1) + log_probs).view(batch, beam_size * vocab)
+        top_scores, top = candidates.topk(beam_size, dim=1)  # (batch, beam)
+        parent = (offsets + top // vocab).view(-1)  # the row each new beam extends
+        tokens = (top % vocab).view(-1)
+        scores = top_scores.view(-1)
+        state = state.index_select(0, parent)
+        history = torch.cat([history.index_select(0, parent), tokens.unsqueeze(1)], dim=1)
+        if step_weights is not None:
+            step_weights = step_weights.index_select(0, parent).unsqueeze(1)
+            weight_history = (
+                step_weights
+                if weight_history is None
+                else torch.cat([weight_history.index_select(0, parent), step_weights], dim=1)
+            )
+        finished = finished.index_select(0, parent) | (tokens == Vocab.eos_id)
+        if bool(finished.all()):
+            break
+    lengths = torch.where(
+        (history == Vocab.eos_id).any(dim=1),
+        (history == Vocab.eos_id).float().argmax(dim=1) + 1,
+        torch.full_like(scores, history.size(1), dtype=torch.long),
+    ).float()
+    normalised = (scores / lengths.pow(length_penalty)).view(batch, beam_size)
+    best = offsets.squeeze(1) + normalised.argmax(dim=1)  # (batch,)
+    best_weights = None if weight_history is None else weight_history.index_select(0, best).cpu()
+    return _hypotheses(history.index_select(0, best).cpu(), best_weights, scores[best].cpu(), src_mask.cpu())
+
+
+@dataclass
+class Translation:
+    """A translated sentence with its attention weights.
+
+    Attributes:
+        source: the source tokens (unknown ones as given).
+        target: the translation's tokens.
+        weights: ``(len(target) + 1, len(source) + 1)`` weights (rows and columns include ``<eos>``) or
+            ``None`` for the baseline.
+        n_unknown: how many source tokens the vocabulary did not know (they were read as ``<unk>``).
+    """
+
+    source: list[str]
+    target: list[str]
+    weights: Tensor | None
+    n_unknown: int
+
+
+def translate(
+    model: Seq2Seq,
+    sentence: str | list[str],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    *,
+    beam_size: int = 1,
+    max_len: int | None = None,
+) -> Translation:
+    """Translate one sentence (a string split on spaces, or a list of tokens).
+
+    Raises:
+        ValueError: the sentence is empty, or longer than the model's ``max_src_len``.
+    """
+    tokens = sentence.lower().split() if isinstance(sentence, str) else list(sentence)
+    ids = src_vocab.encode(tokens, max_len=model.config.max_src_len)
+    src = torch.tensor([ids], device=model.device)
+    src_mask = torch.ones_like(src, dtype=torch.bool)
+    was_training = model.training
+    model.eval()
+    try:
+        if beam_size == 1:
+            (hyp,) = greedy_decode(model, src, src_mask, max_len)
+        else:
+            (hyp,) = beam_search(model, src, src_mask, beam_size, max_len)
+    finally:
+        model.train(was_training)
+    return Translation(tokens, tgt_vocab.decode(hyp.ids), hyp.weights, len(src_vocab.unknown(tokens)))

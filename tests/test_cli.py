@@ -1,0 +1,102 @@
+"""The command line: ``python -m attnbook train`` prints metrics, and with ``--json`` ends with one JSON line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from attnbook.__main__ import build_parser, main
+
+TINY = [
+    "--n-train",
+    "120",
+    "--n-val",
+    "20",
+    "--n-test",
+    "30",
+    "--epochs",
+    "1",
+    "--hidden-dim",
+    "8",
+    "--threads",
+    "1",
+]
+KEYS = {
+    "exact_match",
+    "token_accuracy",
+    "bleu",
+    "alignment_accuracy",
+    "alignment_by_category",
+    "exact_match_by_length",
+    "train_seconds",
+    "device",
+    "attention",
+}
+
+
+@pytest.fixture(autouse=True)
+def _restore_threads():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("attention", ["bahdanau", "luong", "none"])
+def test_train_json_ends_with_one_object_holding_every_metric(attention, capsys):
+    assert main(["train", "--attention", attention, "--device", "cpu", "--json", *TINY]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    summary = json.loads(out[-1])
+    assert set(summary) >= KEYS
+    assert summary["attention"] == attention and summary["device"] == "cpu"
+    assert sum(summary["count_by_length"].values()) == 30
+    assert set(summary["exact_match_by_length"]) == set(summary["count_by_length"])
+    if attention == "none":
+        assert summary["alignment_accuracy"] is None and summary["alignment_by_category"] == {}
+    else:
+        assert 0.0 <= summary["alignment_accuracy"] <= 1.0
+        assert set(summary["alignment_by_category"]) >= {"article", "noun", "verb"}
+    assert any(line.startswith("exact match ") for line in out[:-1])  # the text report comes first
+
+
+def test_train_without_json_prints_text_only(capsys):
+    assert main(["train", "--attention", "none", "--device", "cpu", *TINY]) == 0
+    out = capsys.readouterr().out
+    assert "exact match" in out and "{" not in out
+
+
+def test_train_saves_a_checkpoint_that_loads(tmp_path, capsys):
+    from attnbook.training import load_checkpoint
+
+    path = tmp_path / "model.pt"
+    assert main(["train", "--device", "cpu", "--save", str(path), *TINY]) == 0
+    model, src_vocab, _ = load_checkpoint(path, device="cpu")
+    assert model.config.hidden_dim == 8 and len(src_vocab) > 4
+
+
+def test_bad_arguments_are_refused_by_the_parser(capsys):
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["train", "--attention", "dot"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["train", "--epochs", "0"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is available here")
+def test_asking_for_cuda_without_it_is_a_clear_error(capsys):
+    assert main(["train", "--device", "cuda", *TINY]) == 2
+    assert "cuda" in capsys.readouterr().err.lower()
+
+
+def test_module_runs_as_a_program():
+    result = subprocess.run(
+        [sys.executable, "-m", "attnbook", "train", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0
+    assert "--attention" in result.stdout and "--json" in result.stdout

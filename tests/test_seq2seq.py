@@ -1,0 +1,247 @@
+"""The encoder, the three decoders, greedy and beam search, and translating one sentence."""
+
+import math
+
+import pytest
+import torch
+
+from attnbook.data import SentencePair, Vocab, generate_pairs, make_batch
+from attnbook.seq2seq import (
+    BahdanauDecoder,
+    LuongDecoder,
+    PlainDecoder,
+    Seq2Seq,
+    Seq2SeqConfig,
+    beam_search,
+    greedy_decode,
+    translate,
+)
+
+KINDS = ("bahdanau", "luong", "none")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny models run fastest on one thread, and a second pool of threads only competes with other jobs."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return generate_pairs(40, seed=2, max_src_len=12)
+
+
+@pytest.fixture(scope="module")
+def vocabs(pairs):
+    return Vocab.build(p.source for p in pairs), Vocab.build(p.target for p in pairs)
+
+
+def tiny_model(kind: str, vocabs, seed: int = 0, dtype=torch.float64) -> Seq2Seq:
+    torch.manual_seed(seed)
+    src_vocab, tgt_vocab = vocabs
+    config = Seq2SeqConfig(
+        len(src_vocab), len(tgt_vocab), attention=kind, emb_dim=8, hidden_dim=12, attn_dim=6
+    )
+    return Seq2Seq(config).to(dtype).eval()
+
+
+def test_config_rejects_an_unknown_attention():
+    with pytest.raises(ValueError, match="attention must be one of"):
+        Seq2SeqConfig(10, 10, attention="dot")
+
+
+def test_decoder_classes_follow_the_config(vocabs):
+    assert isinstance(tiny_model("bahdanau", vocabs).decoder, BahdanauDecoder)
+    assert isinstance(tiny_model("luong", vocabs).decoder, LuongDecoder)
+    assert isinstance(tiny_model("none", vocabs).decoder, PlainDecoder)
+
+
+def test_encoder_states_of_a_sentence_do_not_depend_on_the_padding_around_it(pairs, vocabs):
+    model = tiny_model("bahdanau", vocabs)
+    short = min(pairs, key=lambda p: len(p.source))
+    long = max(pairs, key=lambda p: len(p.source))
+    alone = make_batch([short], *vocabs)
+    padded = make_batch([short, long], *vocabs)
+    states_alone, summary_alone = model.encoder(alone.src, alone.src_mask)
+    states_padded, summary_padded = model.encoder(padded.src, padded.src_mask)
+    n = alone.src.size(1)
+    assert padded.src.size(1) > n
+    torch.testing.assert_close(states_padded[0, :n], states_alone[0])
+    torch.testing.assert_close(summary_padded[0], summary_alone[0])
+    assert (states_padded[0, n:] == 0).all()  # the padding has no state
+    assert states_padded.shape == (2, padded.src.size(1), 2 * model.config.hidden_dim)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_teacher_forcing_matches_the_step_by_step_loop(kind, pairs, vocabs):
+    model = tiny_model(kind, vocabs)
+    batch = make_batch(pairs[:6], *vocabs)
+    logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
+    memory = model.encode(batch.src, batch.src_mask)
+    step_logits, step_weights = model.decoder.forward_stepwise(batch.tgt_in, memory)
+    assert logits.shape == (6, batch.tgt_in.size(1), len(vocabs[1]))
+    torch.testing.assert_close(logits, step_logits)
+    if kind == "none":
+        assert weights is None and step_weights is None
+    else:
+        torch.testing.assert_close(weights, step_weights)
+
+
+def test_luong_one_call_equals_its_stepwise_mode(pairs, vocabs):
+    model = tiny_model("luong", vocabs)
+    batch = make_batch(pairs[:6], *vocabs)
+    parallel = model(batch.src, batch.src_mask, batch.tgt_in, parallel=True)
+    stepwise = model(batch.src, batch.src_mask, batch.tgt_in, parallel=False)
+    torch.testing.assert_close(parallel, stepwise)
+
+
+@pytest.mark.parametrize("kind", ["bahdanau", "luong"])
+def test_attention_ignores_padding_and_sums_to_one(kind, pairs, vocabs):
+    model = tiny_model(kind, vocabs)
+    batch = make_batch(pairs[:8], *vocabs)
+    _, weights = model(batch.src, batch.src_mask, batch.tgt_in)
+    assert weights.shape == (8, batch.tgt_in.size(1), batch.src.size(1))
+    assert (weights.masked_select(~batch.src_mask.unsqueeze(1).expand_as(weights)) == 0).all()
+    torch.testing.assert_close(weights.sum(-1), torch.ones(weights.shape[:2], dtype=weights.dtype))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_sentence_translates_the_same_alone_or_in_a_padded_batch(kind, pairs, vocabs):
+    model = tiny_model(kind, vocabs)
+    batch = make_batch(pairs[:5], *vocabs)
+    together = greedy_decode(model, batch.src, batch.src_mask, max_len=8)
+    for row, pair in enumerate(pairs[:5]):
+        alone = make_batch([pair], *vocabs)
+        (hyp,) = greedy_decode(model, alone.src, alone.src_mask, max_len=8)
+        assert hyp.ids == together[row].ids
+        if kind != "none":
+            torch.testing.assert_close(hyp.weights, together[row].weights)
+
+
+@pytest.mark.parametrize("kind", ["bahdanau", "luong"])
+def test_greedy_weights_have_one_row_per_token_and_one_column_per_source_token(kind, pairs, vocabs):
+    model = tiny_model(kind, vocabs)
+    batch = make_batch(pairs[:4], *vocabs)
+    for pair, hyp in zip(pairs[:4], greedy_decode(model, batch.src, batch.src_mask, max_len=6), strict=True):
+        assert len(hyp.ids) <= 6
+        assert hyp.weights.shape == (len(hyp.ids) + hyp.finished, len(pair.source) + 1)
+        torch.testing.assert_close(
+            hyp.weights.sum(-1), torch.ones(hyp.weights.size(0), dtype=hyp.weights.dtype)
+        )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_beam_of_one_is_greedy_search(kind, pairs, vocabs):
+    model = tiny_model(kind, vocabs)
+    batch = make_batch(pairs[:6], *vocabs)
+    greedy = greedy_decode(model, batch.src, batch.src_mask, max_len=7)
+    beam = beam_search(model, batch.src, batch.src_mask, beam_size=1, max_len=7)
+    for g, b in zip(greedy, beam, strict=True):
+        assert g.ids == b.ids and g.finished == b.finished
+        assert math.isclose(g.score, b.score, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def naive_beam_search(model, src, src_mask, beam_size, max_len, length_penalty):
+    """One sentence, plain Python lists: the reference the batched search must reproduce."""
+    memory = model.encode(src, src_mask)
+    beams = [(0.0, [], model.decoder.init_state(memory), False)]  # score, tokens, state, finished
+    for _ in range(max_len):
+        candidates = []
+        for score, tokens, state, finished in beams:
+            if finished:
+                candidates.append((score, tokens, state, True))
+                continue
+            prev = torch.tensor([tokens[-1] if tokens else Vocab.sos_id])
+            logits, new_state, _ = model.decoder.step(prev, state, memory)
+            log_probs = torch.log_softmax(logits[0], dim=-1)
+            for token, lp in enumerate(log_probs.tolist()):
+                candidates.append((score + lp, [*tokens, token], new_state, token == Vocab.eos_id))
+        beams = sorted(candidates, key=lambda c: -c[0])[:beam_size]
+        if all(b[3] for b in beams):
+            break
+
+    def normalised(beam):
+        length = len(beam[1])
+        return beam[0] / length**length_penalty
+
+    best = max(beams, key=normalised)
+    ids = best[1][:-1] if best[3] else best[1]
+    return ids, best[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+def test_batched_beam_search_matches_a_naive_one_sentence_search(kind, length_penalty, pairs, vocabs):
+    model = tiny_model(kind, vocabs, seed=3)
+    batch = make_batch(pairs[:4], *vocabs)
+    with torch.no_grad():
+        results = beam_search(
+            model, batch.src, batch.src_mask, beam_size=3, max_len=5, length_penalty=length_penalty
+        )
+        for row, pair in enumerate(pairs[:4]):
+            one = make_batch([pair], *vocabs)
+            ids, score = naive_beam_search(model, one.src, one.src_mask, 3, 5, length_penalty)
+            assert results[row].ids == ids
+            assert math.isclose(results[row].score, score, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_beam_search_returns_the_weights_of_the_chosen_beam(pairs, vocabs):
+    model = tiny_model("bahdanau", vocabs, seed=1)
+    batch = make_batch(pairs[:3], *vocabs)
+    for pair, hyp in zip(
+        pairs[:3], beam_search(model, batch.src, batch.src_mask, beam_size=4, max_len=6), strict=True
+    ):
+        assert hyp.weights.shape == (len(hyp.ids) + hyp.finished, len(pair.source) + 1)
+        torch.testing.assert_close(
+            hyp.weights.sum(-1), torch.ones(hyp.weights.size(0), dtype=hyp.weights.dtype)
+        )
+
+
+def test_beam_size_must_be_positive(pairs, vocabs):
+    model = tiny_model("bahdanau", vocabs)
+    batch = make_batch(pairs[:1], *vocabs)
+    with pytest.raises(ValueError, match="beam_size must be at least 1"):
+        beam_search(model, batch.src, batch.src_mask, beam_size=0)
+
+
+def test_translate_counts_unknown_words_and_rejects_empty_or_over_long_input(pairs, vocabs):
+    model = tiny_model("bahdanau", vocabs).float()
+    src_vocab, tgt_vocab = vocabs
+    known = pairs[0].source
+    result = translate(model, f"{known[0]} zebra {known[1]}", src_vocab, tgt_vocab, max_len=5)
+    assert result.n_unknown == 1 and result.source == [known[0], "zebra", known[1]]
+    assert result.weights.shape[1] == 4  # three tokens and <eos>
+    with pytest.raises(ValueError, match="empty sentence"):
+        translate(model, "   ", src_vocab, tgt_vocab)
+    with pytest.raises(ValueError, match="more than the limit max_len=25"):
+        translate(model, "the cat " * 13, src_vocab, tgt_vocab)
+    beam = translate(model, list(known[:3]), src_vocab, tgt_vocab, beam_size=3, max_len=5)
+    assert beam.n_unknown == 0
+
+
+def test_an_all_padding_source_row_is_a_clear_error(vocabs):
+    model = tiny_model("bahdanau", vocabs)
+    src = torch.zeros(1, 3, dtype=torch.long)
+    with pytest.raises(ValueError, match="at least one token"):
+        model.encode(src, src != 0)
+
+
+def test_baseline_sees_the_source_only_through_its_summary(pairs, vocabs):
+    model = tiny_model("none", vocabs)
+    batch = make_batch(pairs[:2], *vocabs)
+    memory = model.encode(batch.src, batch.src_mask)
+    scrambled = type(memory)(torch.randn_like(memory.states), memory.mask, memory.final)
+    torch.testing.assert_close(
+        model.decoder(batch.tgt_in, memory)[0], model.decoder(batch.tgt_in, scrambled)[0]
+    )
+
+
+def test_models_run_on_float32_by_default(vocabs):
+    src_vocab, tgt_vocab = vocabs
+    model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4, attn_dim=4))
+    batch = make_batch([SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"))], src_vocab, tgt_vocab)
+    logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
+    assert logits.dtype == weights.dtype == torch.float32
