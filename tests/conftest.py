@@ -1,9 +1,11 @@
-"""Shared test set-up: a non-interactive matplotlib backend, and the repository's root."""
+"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, and a one-thread
+fixture for tests that train tiny models."""
 
 from pathlib import Path
 
 import matplotlib
 import pytest
+import torch
 
 matplotlib.use("Agg")
 
@@ -21,3 +23,13 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny models run fastest on one thread, and a second pool of threads only competes with other jobs;
+    the thread count is restored afterwards. Use with ``pytestmark = pytest.mark.usefixtures("one_thread")``."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import torch
+from contracts import REQUIRED_SUMMARY_KEYS
 
 from attnbook.__main__ import build_parser, main
 
@@ -23,17 +24,6 @@ TINY = [
     "--threads",
     "1",
 ]
-KEYS = {
-    "exact_match",
-    "token_accuracy",
-    "bleu",
-    "alignment_accuracy",
-    "alignment_by_category",
-    "exact_match_by_length",
-    "train_seconds",
-    "device",
-    "attention",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +38,7 @@ def test_train_json_ends_with_one_object_holding_every_metric(attention, capsys)
     assert main(["train", "--attention", attention, "--device", "cpu", "--json", *TINY]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     summary = json.loads(out[-1])
-    assert set(summary) >= KEYS
+    assert set(summary) >= REQUIRED_SUMMARY_KEYS
     assert summary["attention"] == attention and summary["device"] == "cpu"
     assert sum(summary["count_by_length"].values()) == 30
     assert set(summary["exact_match_by_length"]) == set(summary["count_by_length"])

@@ -20,13 +20,7 @@ from attnbook.seq2seq import (
 KINDS = ("bahdanau", "luong", "none")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny models run fastest on one thread, and a second pool of threads only competes with other jobs."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""The package's command line: ``python -m attnbook train`` trains chapter 6's model and prints its metrics.
+"""The package's command line: ``train`` trains chapter 6's model and prints its metrics; ``bench`` measures
+the cost of attention (the appendix).
 
 Examples::
 
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from attnbook.bench import add_bench_command
+from attnbook import bench
 from attnbook.runtime import get_device
 from attnbook.seq2seq import ATTENTION_KINDS
 from attnbook.training import ExperimentConfig, TrainConfig, run_experiment, save_checkpoint
@@ -118,6 +119,46 @@ def run_train(args: argparse.Namespace) -> int:
             print(f"  {category:<17} {value:.3f}")
     if args.json:
         print(json.dumps(summary))
+    return 0
+
+
+def add_bench_command(commands: argparse._SubParsersAction) -> None:
+    """Register ``bench``: the cost of attention (see :mod:`attnbook.bench` and the appendix)."""
+    parser = commands.add_parser(
+        "bench",
+        help="measure the time and memory of attention against sequence length",
+        description="Time the package's scaled dot-product attention against PyTorch's fused "
+        "scaled_dot_product_attention and a naive loop over a grid of lengths, and Bahdanau decoding with "
+        "the keys projected once against every step. Medians of interleaved repeats.",
+    )
+    parser.add_argument("--quick", action="store_true", help="the small grid (under a minute on 2 CPU cores)")
+    parser.add_argument(
+        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="default: %(default)s"
+    )
+    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    parser.add_argument(
+        "--threads", type=_positive_int, default=1, help="torch CPU threads (default: %(default)s)"
+    )
+    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    parser.add_argument("--grid", choices=sorted(bench.GRIDS), default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=run_bench_command)
+
+
+def run_bench_command(args: argparse.Namespace) -> int:
+    """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
+    try:
+        device = get_device(args.device)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    grid = bench.GRIDS[args.grid] if args.grid else bench.default_grid(args.quick, device)
+    result = bench.run_benchmark(grid, device=device, threads=args.threads, progress=args.progress)
+    print(bench.format_report(result))
+    if args.save:
+        print(f"saved to {bench.save_result(result, args.save)}")
+    if args.json:
+        print(json.dumps(result))
     return 0
 
 

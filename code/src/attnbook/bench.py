@@ -19,7 +19,7 @@ hits all of them alike):
    project_keys` once and ``projected_keys=`` at every step.
 
 Everything here returns data; :func:`format_report` turns a result into text, and only the command line
-(:func:`run_bench_command`) prints.
+(``python -m attnbook bench``, in :mod:`attnbook.__main__`) prints.
 
 .. code-block:: python
 
@@ -31,7 +31,6 @@ Everything here returns data; :func:`format_report` turns a result into text, an
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import math
@@ -714,53 +713,3 @@ def format_report(result: Mapping[str, Any]) -> str:
     lines.append("")
     lines.append(f"finished in {result['seconds']:.1f} s")
     return "\n".join(lines)
-
-
-# --- the command line ------------------------------------------------------------------------------------
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def add_bench_command(commands: argparse._SubParsersAction) -> None:
-    """Register ``bench`` on the package's command line (see :mod:`attnbook.__main__`)."""
-    bench = commands.add_parser(
-        "bench",
-        help="measure the time and memory of attention against sequence length",
-        description="Time the package's scaled dot-product attention against PyTorch's fused "
-        "scaled_dot_product_attention and a naive loop over a grid of lengths, and Bahdanau decoding with "
-        "the keys projected once against every step. Medians of interleaved repeats.",
-    )
-    bench.add_argument("--quick", action="store_true", help="the small grid (under a minute on 2 CPU cores)")
-    bench.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="default: %(default)s"
-    )
-    bench.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
-    bench.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    bench.add_argument(
-        "--threads", type=_positive_int, default=1, help="torch CPU threads (default: %(default)s)"
-    )
-    bench.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
-    bench.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)
-    bench.set_defaults(handler=run_bench_command)
-
-
-def run_bench_command(args: argparse.Namespace) -> int:
-    """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
-    try:
-        device = get_device(args.device)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    grid = GRIDS[args.grid] if args.grid else default_grid(args.quick, device)
-    result = run_benchmark(grid, device=device, threads=args.threads, progress=args.progress)
-    print(format_report(result))
-    if args.save:
-        print(f"saved to {save_result(result, args.save)}")
-    if args.json:
-        print(json.dumps(result))
-    return 0
