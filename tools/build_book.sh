@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the HTML book with warnings as errors. Every chapter is executed (in a temporary working
+# Builds the HTML book with warnings as errors. Every chapter is executed, every time (in a temporary working
 # directory, see _config.yml). When a notebook fails, prints the traceback the build saved, with
 # the notebook's name, and exits non-zero.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rm -rf _build/html/reports
 start=$(date +%s)
-.venv/bin/jupyter-book build . -W -n --keep-going
+.venv/bin/jupyter-book build . --all -W -n --keep-going  # --all: re-execute every chapter, always
 status=$?
 shopt -s nullglob globstar
 logs=(_build/html/reports/**/*.err.log)
