@@ -5,6 +5,7 @@ enough to read in one sitting:
 
 - :mod:`attnbook.runtime`: choosing a device and seeding every random generator.
 - :mod:`attnbook.display`: showing the package's own source inside a chapter; ``glue`` for computed prose.
+- :mod:`attnbook.shapes`: ``ShapeChecker``, named shapes asserted in the chapters' walk-throughs.
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
@@ -29,6 +30,7 @@ from attnbook.display import SourceListing, glue, show_source
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
+from attnbook.shapes import ShapeChecker
 
 __all__ = [
     "BahdanauAttention",
@@ -42,6 +44,7 @@ __all__ = [
     "SentencePair",
     "Seq2Seq",
     "Seq2SeqConfig",
+    "ShapeChecker",
     "SourceListing",
     "ToyGrammar",
     "Vocab",
