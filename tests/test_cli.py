@@ -65,18 +65,25 @@ def test_train_saves_a_checkpoint_that_loads(tmp_path, capsys):
     assert model.config.hidden_dim == 8 and len(src_vocab) > 4
 
 
-def test_bad_arguments_are_refused_by_the_parser(capsys):
-    parser = build_parser()
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["train", "--attention", "dot"], "invalid choice"),
+        (["train", "--epochs", "0"], "must be a positive integer, got 0"),
+        (["bench", "--device", "tpu"], "invalid choice"),
+        (["bench", "--threads", "0"], "must be a positive integer, got 0"),
+    ],
+)
+def test_bad_arguments_are_refused_by_the_parser(arguments, message, capsys):
     with pytest.raises(SystemExit):
-        parser.parse_args(["train", "--attention", "dot"])
-    with pytest.raises(SystemExit):
-        parser.parse_args(["train", "--epochs", "0"])
-    assert "invalid choice" in capsys.readouterr().err
+        build_parser().parse_args(arguments)
+    assert message in capsys.readouterr().err
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is available here")
-def test_asking_for_cuda_without_it_is_a_clear_error(capsys):
-    assert main(["train", "--device", "cuda", *TINY]) == 2
+@pytest.mark.parametrize("command", [["train", *TINY], ["bench", "--grid", "tiny"]])
+def test_asking_for_cuda_without_it_is_a_clear_error(command, capsys):
+    assert main([*command, "--device", "cuda"]) == 2
     assert "cuda" in capsys.readouterr().err.lower()
 
 

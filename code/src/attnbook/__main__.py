@@ -85,11 +85,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    try:
-        device = get_device(args.device)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    device = args.device  # resolved by main()
     defaults = ExperimentConfig()
     config = replace(
         defaults,
@@ -147,11 +143,7 @@ def add_bench_command(commands: argparse._SubParsersAction) -> None:
 
 def run_bench_command(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
-    try:
-        device = get_device(args.device)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    device = args.device  # resolved by main()
     grid = bench.GRIDS[args.grid] if args.grid else bench.default_grid(args.quick, device)
     result = bench.run_benchmark(grid, device=device, threads=args.threads, progress=args.progress)
     print(bench.format_report(result))
@@ -165,6 +157,11 @@ def run_bench_command(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the process's arguments) and run the chosen command."""
     args = build_parser().parse_args(argv)
+    try:  # every command takes --device; resolve it once, so a missing GPU is one clear error
+        args.device = get_device(args.device)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return args.handler(args)
 
 
