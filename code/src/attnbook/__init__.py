@@ -8,6 +8,7 @@ enough to read in one sitting:
 - :mod:`attnbook.shapes`: ``ShapeChecker``, named shapes asserted in the chapters' walk-throughs.
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
+- :mod:`attnbook.multihead`: ``MultiHeadAttention`` (checked against PyTorch's) and ``causal_mask``.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: the toy English-French grammar with true alignments, vocabularies, padded batches.
 - :mod:`attnbook.corpus`: the Tatoeba English-French loader and the sample shipped with the package.
@@ -27,6 +28,7 @@ from attnbook.checks import (
 )
 from attnbook.data import SentencePair, ToyGrammar, Vocab
 from attnbook.display import SourceListing, glue, show_source
+from attnbook.multihead import MultiHeadAttention, causal_mask
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
@@ -39,6 +41,7 @@ __all__ = [
     "Encoder",
     "LuongAttention",
     "LuongDecoder",
+    "MultiHeadAttention",
     "PlainDecoder",
     "ScaledDotProductAttention",
     "SentencePair",
@@ -49,6 +52,7 @@ __all__ = [
     "ToyGrammar",
     "Vocab",
     "attention_heatmap",
+    "causal_mask",
     "check_additive_score",
     "check_alignment_matrix",
     "check_dot_product_attention",
