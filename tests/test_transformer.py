@@ -134,3 +134,20 @@ def test_checkers_pass_the_package_and_fail_common_mistakes():
     wrong = check_decoder_mask(lambda tgt_mask: ~causal_mask(tgt_mask.shape[1]).expand(len(tgt_mask), -1, -1))
     assert not wrong and "case 1" in str(wrong)
     assert not check_decoder_mask(lambda tgt_mask: causal_mask(tgt_mask.shape[1]).float())  # not boolean
+
+
+def test_lr_decay_lowers_the_learning_rate_linearly_to_zero(toy, monkeypatch):
+    splits, src_vocab, tgt_vocab = toy
+    seen = []
+    original_step = torch.optim.Adam.step
+
+    def recording_step(self, *args, **kwargs):
+        seen.append(self.param_groups[0]["lr"])
+        return original_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
+    model = small_model(src_vocab, tgt_vocab)
+    config = TrainConfig(max_epochs=2, batch_size=100, lr=1e-3, eval_every=100, lr_decay=True)
+    train(model, splits.train, splits.val, src_vocab, tgt_vocab, config, progress=False)
+    planned = 2 * math.ceil(len(splits.train) / 100)
+    assert seen == pytest.approx([1e-3 * (1 - step / planned) for step in range(planned)])

@@ -80,6 +80,7 @@ class TrainConfig:
         seed: seeds the initial weights (through :func:`~attnbook.runtime.set_seed`) and the batch order.
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
         keep_best: end with the weights of the lowest validation loss; ``False`` keeps the last ones.
+        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned.
     """
 
     max_epochs: int = 4
@@ -92,6 +93,7 @@ class TrainConfig:
     seed: int = 0
     parallel_decoder: bool = True
     keep_best: bool = True
+    lr_decay: bool = False
 
 
 @dataclass
@@ -168,6 +170,8 @@ def train(
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     steps_per_epoch = math.ceil(len(train_pairs) / config.batch_size)
     planned = config.max_epochs * steps_per_epoch
+    decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
     result = TrainResult()
     best_loss, best_state, bad_checks = float("inf"), copy.deepcopy(model.state_dict()), 0
     window = torch.zeros(3, device=device)  # loss sum, correct tokens, tokens: read only when logged
@@ -198,6 +202,7 @@ def train(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
             optimizer.step()
+            scheduler.step()
             result.steps += 1
             bar.update(1)
             window += torch.stack([loss.detach() * count, correct.float(), count.float()])
