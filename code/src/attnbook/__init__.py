@@ -9,6 +9,7 @@ enough to read in one sitting:
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
 - :mod:`attnbook.multihead`: ``MultiHeadAttention`` (checked against PyTorch's) and ``causal_mask``.
+- :mod:`attnbook.transformer`: a small Transformer encoder-decoder that trains with :mod:`attnbook.training`.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: the toy English-French grammar with true alignments, vocabularies, padded batches.
 - :mod:`attnbook.corpus`: the Tatoeba English-French loader and the sample shipped with the package.
