@@ -66,7 +66,12 @@ def test_chapter_has_exercises_with_collapsed_solutions(notebook):
     assert solutions, f"{notebook.name}: no solution cells ('# @title Solution ...')"
     for cell in solutions:
         assert 'display-mode: "form"' in source(cell).splitlines()[0], "collapse the solution in Colab"
-        assert "hide-input" in cell.get("metadata", {}).get("tags", []), "collapse the solution in the HTML"
+        tags = cell.get("metadata", {}).get("tags", [])
+        # hide-input would fold the code only and leave the answer (the cell's output) in the page.
+        assert "hide-cell" in tags, f"{notebook.name}: tag the solution 'hide-cell' (code and output folded)"
+        assert "hide-input" not in tags and "hide-output" not in tags, (
+            f"{notebook.name}: a solution is folded whole by 'hide-cell' alone, not 'hide-input'/'hide-output'"
+        )
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)
