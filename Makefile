@@ -28,6 +28,7 @@ test:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck .github/workflows/*.yml
 
 # Unit tests, the book's guards and the Colab rehearsal (tests/), then every chapter under nbval,
 # in one pytest run so that one summary line counts them all. Two workers, one file each at a time
