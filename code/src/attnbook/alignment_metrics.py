@@ -22,6 +22,19 @@ of matrices of different sizes. ``tgt_lengths`` says how many rows of each matri
 rows beyond it (padding, or the ``<eos>`` row a decoder adds) are not scored. Masked source positions
 carry zero weight, and a row with zero weight everywhere (a fully masked row) predicts no link.
 
+The argmax gives at most one link per target word, so a word with ``k`` true links (French *ne* and
+*pas* both translate English *does not*) leaves ``k - 1`` of them unmatched: on such sentences even the
+true alignment's own argmax has an AER above 0. The mass counts all of a word's links, and is 1 for weights
+that put everything on them. With a translator's teacher-forced weights (one ``(T + 1, S + 1)`` matrix per
+pair, the ``<eos>`` row and column included)::
+
+    scores = alignment_scores(
+        weights,
+        [pair.links() for pair in pairs],
+        [pair.categories for pair in pairs],
+        tgt_lengths=[len(pair.target) for pair in pairs],
+    )
+
 >>> weights = torch.tensor([[0.9, 0.1], [0.6, 0.4]])
 >>> links = [(0, 0), (1, 1)]
 >>> alignment_error_rate(weights, links)  # predicted {(0, 0), (1, 0)}: one of two links right
