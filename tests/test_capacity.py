@@ -91,9 +91,12 @@ def test_greedy_decoding_matches_teacher_forcing_when_fed_its_own_output():
     assert torch.equal(teacher_forced, written)
 
 
-def test_attention_learns_a_short_copy_task():
-    result = train_and_score("attention", length=5, hidden_dim=16, steps=150, eval_size=200, device="cpu")
-    assert result.token_accuracy > 0.9, result
+def test_attention_learns_a_short_copy_task_that_the_final_state_does_not_at_the_same_budget():
+    # At these sizes, seeds 0-2 give attention 0.96-0.98 and the final state 0.55-0.59.
+    settings = {"length": 5, "hidden_dim": 16, "steps": 150, "eval_size": 200, "device": "cpu"}
+    attention, final = train_and_score("attention", **settings), train_and_score("final", **settings)
+    assert attention.token_accuracy > 0.9, attention
+    assert final.token_accuracy < 0.8, final
 
 
 def test_result_is_frozen_and_converts_to_a_dict():
