@@ -91,10 +91,10 @@ def copy_batch(
     for name, value in (("batch_size", batch_size), ("length", length), ("num_symbols", num_symbols)):
         _check_positive(name, value)
     _check_choice("task", task, TASKS)
-    src = torch.randint(1, num_symbols + 1, (batch_size, length), generator=generator)
+    src = torch.randint(1, num_symbols + 1, (batch_size, length), generator=generator).to(device)
     tgt_out = src if task == "copy" else src.flip(1)
-    tgt_in = torch.cat([torch.full((batch_size, 1), SOS_ID), tgt_out[:, :-1]], dim=1)
-    return src.to(device), tgt_in.to(device), tgt_out.to(device)
+    sos = torch.full((batch_size, 1), SOS_ID, dtype=src.dtype, device=src.device)
+    return src, torch.cat([sos, tgt_out[:, :-1]], dim=1), tgt_out
 
 
 class CapacityModel(nn.Module):
