@@ -32,7 +32,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.attention import LuongAttention
-from attnbook.runtime import get_device
+from attnbook.runtime import get_device, set_seed
 
 SUMMARIES = ("final", "mean", "attention")
 """The three ways of handing the source to the decoder."""
@@ -284,7 +284,7 @@ def train_and_score(
     ):
         _check_positive(name, value)
     device = get_device() if device is None else torch.device(device)
-    torch.manual_seed(seed)
+    set_seed(seed)
     model = CapacityModel(num_symbols, hidden_dim, summary).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
     train_generator = torch.Generator().manual_seed(seed)
