@@ -14,6 +14,9 @@ enough to read in one sitting:
 - :mod:`attnbook.seq2seq`: the bidirectional encoder, the Bahdanau, Luong and no-attention decoders, search.
 - :mod:`attnbook.training`: training, evaluation (BLEU, alignment accuracy), checkpoints, chapter 6's run;
   ``python -m attnbook train`` runs it from a terminal.
+- :mod:`attnbook.alignment_metrics`: attention scored against true links: alignment error rate, mass on links.
+- :mod:`attnbook.capacity`: chapter 1's bottleneck experiment: copying random symbols through a fixed-size
+  summary or through attention.
 """
 
 from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
