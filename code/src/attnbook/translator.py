@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,7 +114,7 @@ class Translator:
         batch_size: int,
         *,
         shuffle: bool = False,
-        generator: Any = None,
+        generator: random.Random | None = None,
     ) -> Iterator[Batch]:
         """One epoch of padded batches on the model's device (see :func:`~attnbook.data.iterate_batches`)."""
         for batch in iterate_batches(
