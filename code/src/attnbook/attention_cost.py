@@ -93,7 +93,11 @@ def attention_flops(
 
 
 def attention_weight_bytes(batch: int, tgt_len: int, src_len: int, element_size: int = 4) -> int:
-    """Bytes of the weight tensor ``(batch, tgt_len, src_len)``: ``B T S`` times the element size."""
+    """Bytes of the weight tensor ``(batch, tgt_len, src_len)``: ``B T S`` times the element size.
+
+    >>> attention_weight_bytes(batch=32, tgt_len=8192, src_len=8192) / 2**30  # GiB, float32
+    8.0
+    """
     return batch * tgt_len * src_len * element_size
 
 
@@ -138,7 +142,11 @@ def check_attention_flops(fn: Callable[[int, int, int, int, int], int]) -> Check
 
 
 def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Least-squares slope of ``log y`` against ``log x``: the exponent ``p`` in ``y ~ x^p``."""
+    """Least-squares slope of ``log y`` against ``log x``: the exponent ``p`` in ``y ~ x^p``.
+
+    >>> round(fit_loglog_slope([64, 128, 256], [3 * n**2 for n in (64, 128, 256)]), 6)
+    2.0
+    """
     if len(xs) != len(ys) or len(xs) < 2:
         raise ValueError(f"need at least two (x, y) pairs of equal length, got {len(xs)} and {len(ys)}")
     log_x = [math.log(x) for x in xs]

@@ -69,7 +69,13 @@ def _mib(size: int | None) -> str:
 
 
 def format_report(result: BenchmarkResult) -> str:
-    """A readable, plain-text table of a result."""
+    """A readable, plain-text table of a result.
+
+    >>> from attnbook.bench import run_benchmark
+    >>> report = format_report(run_benchmark("tiny", device="cpu"))
+    >>> report.splitlines()[-1].startswith("finished in"), "sdpa_ratio" in report
+    (True, True)
+    """
     where, ratio, pre, grid = result.environment, result.ratio_point, result.precompute, result.grid_config
     lines = [
         f"attention cost on {where.device} ({where.device_name}), {where.threads} "

@@ -98,6 +98,9 @@ def length_bucket(src_len: int, buckets: Sequence[tuple[int, int]] = LENGTH_BUCK
 
     Raises:
         ValueError: ``src_len`` is below the first bucket.
+
+    >>> length_bucket(3), length_bucket(13), length_bucket(30)
+    ('1-8', '9-13', '26+')
     """
     for lower, upper in buckets:
         if lower <= src_len <= upper:
@@ -117,6 +120,12 @@ class Vocab:
     Args:
         tokens: the ordinary tokens, in the order their ids should follow the specials; duplicates and
             specials are ignored.
+
+    >>> vocab = Vocab.build([["le", "chat"], ["le", "chien"]])  # most frequent first
+    >>> vocab.tokens
+    ('<pad>', '<sos>', '<eos>', '<unk>', 'le', 'chat', 'chien')
+    >>> vocab.decode(vocab.encode(["le", "zèbre"], add_sos=True))
+    ['le', '<unk>']
     """
 
     pad_id, sos_id, eos_id, unk_id = 0, 1, 2, 3
@@ -272,6 +281,11 @@ def make_batch(
 
     Raises:
         ValueError: ``pairs`` is empty, or a sentence is empty or too long.
+
+    >>> pairs = [SentencePair(("a", "b", "c"), ("x",)), SentencePair(("a",), ("x", "y"))]
+    >>> batch = make_batch(pairs, Vocab(["a", "b", "c"]), Vocab(["x", "y"]))
+    >>> batch.src_mask.tolist()  # True = a real token (<eos> included), may be attended to
+    [[True, True, True, True], [True, True, False, False]]
     """
     if len(pairs) == 0:
         raise ValueError("cannot make a batch from no pairs")
@@ -312,6 +326,11 @@ def iterate_batches(
         generator: the random generator for the shuffle; ``None`` makes one seeded with 0.
         group_by_length: put pairs of similar source length in the same batch, so little of each
             batch is padding; the order of the batches is still shuffled.
+
+    >>> pairs = [SentencePair(("a",) * n, ("x",)) for n in (1, 2, 3, 4, 5)]
+    >>> vocab = Vocab(["a", "x"])
+    >>> sorted(len(batch) for batch in iterate_batches(pairs, vocab, vocab, batch_size=2))
+    [1, 2, 2]
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")

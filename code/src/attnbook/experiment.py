@@ -111,7 +111,14 @@ class ExperimentConfig:
 
 
 def build_translator(config: ExperimentConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
-    """A fresh model of the experiment's sizes for these vocabularies (seed first for repeatable weights)."""
+    """A fresh model of the experiment's sizes for these vocabularies (seed first for repeatable weights).
+
+    >>> from attnbook.data import Vocab
+    >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
+    >>> translator = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
+    >>> translator.model.config.luong_score, translator.model.config.max_src_len
+    ('general', 25)
+    """
     model = Seq2Seq(
         Seq2SeqConfig(
             src_vocab_size=len(src_vocab),

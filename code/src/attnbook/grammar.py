@@ -175,6 +175,11 @@ class ToyGrammar:
         p_negation: probability that a verb is negated.
         p_transitive: probability that a verb takes an object.
         clause_weights: relative frequencies of sentences with one, two and three clauses.
+
+    >>> import random
+    >>> pair = ToyGrammar(p_negation=1.0, clause_weights=(1.0, 0.0, 0.0)).sample(random.Random(0))
+    >>> "ne" in pair.target or "n'" in pair.target, "pas" in pair.target  # every verb negated
+    (True, True)
     """
 
     p_adjective_before: float = 0.3
@@ -294,6 +299,10 @@ def generate_pairs(
     Raises:
         ValueError: ``n`` is negative, the length bounds are inconsistent, or the grammar cannot produce
             ``n`` distinct sentences within the bounds.
+
+    >>> pairs = generate_pairs(50, seed=1, max_src_len=10)
+    >>> len({p.source for p in pairs}), max(len(p.source) for p in pairs) <= 10
+    (50, True)
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")

@@ -246,6 +246,21 @@ class Translator:
             FileNotFoundError: there is no such file.
             ValueError: the file is not such a checkpoint (the message names the file), or it was
                 trained with other vocabularies than the ones given.
+
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> src_vocab, tgt_vocab = Vocab(["the", "cat"]), Vocab(["le", "chat"])
+        >>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4))
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> path = Translator(model, src_vocab, tgt_vocab).save(folder / "model.pt")
+        >>> Translator.load(path, device="cpu").tgt_vocab == tgt_vocab
+        True
+        >>> _ = (folder / "notes.txt").write_text("not a checkpoint")
+        >>> try:
+        ...     Translator.load(folder / "notes.txt")
+        ... except ValueError as error:
+        ...     print(error.args[0].split("/")[-1])
+        notes.txt is not an attnbook checkpoint: torch.load could not read it (UnpicklingError)
         """
         path = Path(path)
         try:
