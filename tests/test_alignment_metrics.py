@@ -11,7 +11,7 @@ from attnbook.alignment_metrics import (
     argmax_links,
     mass_on_links,
 )
-from attnbook.data import generate_pairs
+from attnbook.grammar import generate_pairs
 
 # Row argmaxes: 0, 2, 1.
 WEIGHTS = torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3]])
