@@ -6,7 +6,7 @@ import sys
 
 import pytest
 import torch
-from contracts import REQUIRED_SUMMARY_KEYS
+from train_json_keys import REQUIRED_SUMMARY_KEYS
 
 from attnbook.__main__ import build_parser, main
 

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from contracts import REQUIRED_SUMMARY_KEYS
+from train_json_keys import REQUIRED_SUMMARY_KEYS
 
 from attnbook.data import CATEGORIES, SentencePair, Vocab, make_batch, make_splits
 from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig

@@ -52,6 +52,11 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None, dim: int = -1) ->
     Raises:
         TypeError: ``scores`` is not a floating tensor, or ``mask`` is not a boolean tensor.
         ValueError: ``mask`` does not broadcast to the shape of ``scores``.
+
+    >>> scores = torch.tensor([[2.0, 1.0, 0.5], [1.0, 1.0, 1.0]])
+    >>> masked_softmax(scores, torch.tensor([[True, True, False], [False, False, False]]))
+    tensor([[0.7311, 0.2689, 0.0000],
+            [0.0000, 0.0000, 0.0000]])
     """
     if not isinstance(scores, Tensor) or not scores.is_floating_point():
         got = scores.dtype if isinstance(scores, Tensor) else type(scores).__name__
@@ -460,6 +465,15 @@ class LuongAttention(_Attention):
     Raises:
         ValueError: an unknown ``score``; ``"dot"`` with ``query_dim != key_dim``; ``"location"`` without
             ``max_src_len``; at call time, a source longer than ``max_src_len``.
+
+    >>> attn = LuongAttention(query_dim=8, key_dim=16, score="general")
+    >>> context, attn_weights = attn(torch.randn(2, 8), torch.randn(2, 5, 16))  # one step, 5 positions
+    >>> context.shape, attn_weights.shape
+    (torch.Size([2, 16]), torch.Size([2, 5]))
+    >>> LuongAttention(query_dim=8, key_dim=16, score="dot")
+    Traceback (most recent call last):
+        ...
+    ValueError: score='dot' needs query_dim == key_dim, got query_dim=8 and key_dim=16; use score='general' ...
     """
 
     def __init__(
@@ -531,6 +545,16 @@ class ScaledDotProductAttention(_Attention):
         - mask: ``(batch, src_len)``, boolean, **True = may attend** (the opposite of
           ``nn.MultiheadAttention``'s ``key_padding_mask``).
         - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
+
+    >>> attn = ScaledDotProductAttention()
+    >>> query, keys = torch.randn(2, 3, 16), torch.randn(2, 5, 16)  # 3 queries, 5 keys of size d = 16
+    >>> mask = torch.tensor([[True] * 5, [True] * 2 + [False] * 3])
+    >>> context, attn_weights = attn(query, keys, mask=mask)
+    >>> sdpa = torch.nn.functional.scaled_dot_product_attention(
+    ...     query, keys, keys, attn_mask=mask.unsqueeze(1)
+    ... )
+    >>> torch.allclose(context, sdpa, atol=1e-6)
+    True
     """
 
     def _score(self, query: Tensor, keys: Tensor) -> Tensor:

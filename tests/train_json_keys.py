@@ -1,6 +1,6 @@
-"""Contracts the issues fix, shared by the tests that pin them."""
+"""The keys of the JSON that ``python -m attnbook train --json`` prints last (``Experiment.summary()``):
+a public interface, so the CLI's and the training module's tests pin them."""
 
-# What issue 5 fixes as the contract of `python -m attnbook train --json` and of ExperimentResult.summary().
 REQUIRED_SUMMARY_KEYS = frozenset(
     {
         "exact_match",
