@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -463,3 +465,14 @@ def test_a_score_argument_the_module_does_not_take_is_a_type_error_naming_it(kin
     with pytest.raises(TypeError) as error:
         attn(query, keys, projected_keys=keys)
     assert_message_names(error, "projected_keys")
+
+
+def test_the_check_overhead_measurement_runs_and_compares_identical_results(repo_root):
+    script = repo_root / "tools" / "attention_check_overhead.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--runs", "2", "--steps", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "checks alone / bare" in result.stdout

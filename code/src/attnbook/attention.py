@@ -119,8 +119,8 @@ class _Attention(nn.Module):
 
     The input checks compare shapes, dtypes and devices and read no tensor's values, so they are cheap:
     for one Bahdanau decoder step (batch 32, src_len 20, query, key and attention sizes 128, precomputed
-    keys, a mask, float32, one CPU thread) the checked call took 5% longer than the same arithmetic
-    without the checks, and the checks alone 2% of the step's time (medians of 200 interleaved runs of 20
+    keys, a mask, float32, one CPU thread) the checked call took about 5% longer than the same
+    arithmetic without the checks, and the checks alone about 2% of the step's time (medians of 200 interleaved runs of 20
     steps, thread CPU time; ``tools/attention_check_overhead.py`` measures it).
     """
 
