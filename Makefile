@@ -34,7 +34,7 @@ lint:
 # in one pytest run so that one summary line counts them all. Two workers, one file each at a time
 # (--dist loadfile keeps a notebook's cells together), each on one thread so they do not fight.
 unit:
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval-lax
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests code/src/attnbook chapters --nbval-lax
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.

@@ -6,7 +6,8 @@ enough to read in one sitting:
 - :mod:`attnbook.runtime`: choosing a device and seeding every random generator.
 - :mod:`attnbook.display`: showing the package's own source inside a chapter; ``glue`` for computed prose.
 - :mod:`attnbook.shapes`: ``ShapeChecker``, named shapes asserted in the chapters' walk-throughs.
-- :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
+- :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps (matplotlib and
+  seaborn load when a figure is first styled or drawn, not on ``import attnbook``).
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: sentence pairs, vocabularies, padded batches with masks.
