@@ -515,7 +515,7 @@ def _progress_bar(total: int, enabled: bool) -> Any:
     # tqdm.auto is imported only when a bar is wanted: in a notebook without ipywidgets its import
     # alone writes a warning to stderr.
     if enabled:
-        from tqdm.auto import tqdm
+        from attnbook.progress import tqdm
     else:
         from tqdm import tqdm
     return tqdm(total=total, desc="bench", disable=not enabled, file=sys.stderr)

@@ -27,7 +27,6 @@ import sacrebleu
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from tqdm.auto import tqdm
 
 from attnbook.data import (
     CATEGORIES,
@@ -39,6 +38,7 @@ from attnbook.data import (
     make_batch,
     make_splits,
 )
+from attnbook.progress import tqdm
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import Hypothesis, Seq2Seq, Seq2SeqConfig, beam_search, greedy_decode
 
