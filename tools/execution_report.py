@@ -18,7 +18,10 @@ def _cache_records(app) -> dict[float, dict]:
     try:
         from jupyter_cache import get_cache
 
-        records = get_cache(app.config.nb_execution_cache_path).list_cache_records()
+        path = (
+            app.config.nb_execution_cache_path or Path(app.outdir).parent / ".jupyter_cache"
+        )  # myst-nb's default
+        records = get_cache(str(path)).list_cache_records()
         return {record.created.timestamp(): dict(record.data or {}) for record in records}
     except Exception:  # the table is a report: a cache it cannot read leaves "who" blank
         return {}
