@@ -12,7 +12,7 @@ see what the code imports, so this tool adds the rest of the key, one fingerprin
 
 When the fingerprint differs from the one the cache was filled under, the whole cache is cleared, so
 every chapter is executed again. Sphinx keeps its own record of the pages it has read
-(_build/.doctrees); when the fingerprint differs from the one the pages were last built under, or the
+(_build/.doctrees); when the fingerprint (with tools/clean_outputs.py) differs from the one the pages were last built under, or the
 last build failed, the build re-reads every page (`--all`), taking unchanged chapters from the cache.
 
     python tools/book_cache.py prepare        # before the build; prints the build's extra flags
@@ -81,6 +81,12 @@ def fingerprint(root: Path = ROOT) -> str:
     return hashlib.sha256(json.dumps(fingerprint_inputs(root), sort_keys=True).encode()).hexdigest()[:16]
 
 
+def pages_fingerprint(root: Path = ROOT) -> str:
+    """The fingerprint, plus the extension that rewrites the outputs in the pages (not their execution)."""
+    extension = hashlib.sha256((root / "tools" / "clean_outputs.py").read_bytes()).hexdigest()
+    return hashlib.sha256((fingerprint(root) + extension).encode()).hexdigest()[:16]
+
+
 def _read(path: Path) -> str | None:
     return path.read_text().strip() if path.is_file() else None
 
@@ -106,7 +112,8 @@ def prepare() -> None:
             file=sys.stderr,
         )
     REPORT.unlink(missing_ok=True)
-    if DOCTREES.is_dir() and _read(PAGES_STAMP) != current:
+    pages = pages_fingerprint()
+    if DOCTREES.is_dir() and _read(PAGES_STAMP) != pages:
         print(
             "== every page is read again (the last build failed, or what the chapters import changed)",
             file=sys.stderr,
@@ -114,7 +121,7 @@ def prepare() -> None:
         print("--all")
     PAGES_STAMP.unlink(missing_ok=True)  # written back only by a build that passes
     DOCTREES.mkdir(parents=True, exist_ok=True)
-    PENDING_STAMP.write_text(current + "\n")
+    PENDING_STAMP.write_text(pages + "\n")
 
 
 def finish(status: int) -> None:
