@@ -12,8 +12,9 @@ see what the code imports, so this tool adds the rest of the key, one fingerprin
 
 When the fingerprint differs from the one the cache was filled under, the whole cache is cleared, so
 every chapter is executed again. Sphinx keeps its own record of the pages it has read
-(_build/.doctrees); when the fingerprint (with tools/clean_outputs.py) differs from the one the pages were last built under, or the
-last build failed, the build re-reads every page (`--all`), taking unchanged chapters from the cache.
+(_build/.doctrees); when the fingerprint (with tools/clean_outputs.py) differs from the one the pages
+were last built under, or the last build failed, the build re-reads every page (`--all`), taking
+unchanged chapters from the cache.
 
     python tools/book_cache.py prepare        # before the build; prints the build's extra flags
     python tools/book_cache.py finish STATUS  # after it: records a passing build, prints the table
