@@ -64,10 +64,14 @@ def fingerprint_inputs(root: Path = ROOT) -> dict[str, str]:
     for path in files:
         inputs[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     inputs["python"] = platform.python_version()
+    # A set: an editable install is found twice (its dist-info and code/src/attnbook.egg-info, which
+    # pip writes and rewrites), and the package itself is keyed above by its source.
     versions = sorted(
-        f"{dist.metadata['Name']}=={dist.version}".lower()
-        for dist in importlib.metadata.distributions()
-        if dist.metadata["Name"]
+        {
+            f"{dist.metadata['Name']}=={dist.version}".lower()
+            for dist in importlib.metadata.distributions()
+            if dist.metadata["Name"] and dist.metadata["Name"].lower() != "attnbook"
+        }
     )
     inputs["installed distributions"] = hashlib.sha256("\n".join(versions).encode()).hexdigest()
     try:
