@@ -87,7 +87,7 @@ def test_chapter_imports_the_package_and_redefines_none_of_its_classes(notebook)
 
 def test_book_executes_every_chapter_from_a_temporary_folder_and_fails_on_errors():
     execute = book_config()["execute"]
-    assert execute["execute_notebooks"] == "force"
+    assert execute["execute_notebooks"] == "cache", "tools/book_cache.py keys that cache; see README"
     assert execute["run_in_temp"] is True, (
         "chapters must not depend on their own folder (Colab runs in /content)"
     )

@@ -59,6 +59,7 @@ from attnbook.bench_results import (
     PrecomputeTiming,
     VariantTiming,
 )
+from attnbook.progress import tqdm
 from attnbook.runtime import get_device
 from attnbook.timing import peak_cuda_bytes, time_interleaved  # chapter 2 imports the second from here
 
@@ -212,12 +213,6 @@ def _load_average() -> list[float] | None:
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
-    # tqdm.auto is imported only when a bar is wanted: in a notebook without ipywidgets its import
-    # alone writes a warning to stderr.
-    if enabled:
-        from tqdm.auto import tqdm
-    else:
-        from tqdm import tqdm
     return tqdm(total=total, desc="bench", disable=not enabled, file=sys.stderr)
 
 

@@ -32,6 +32,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.attention import LuongAttention
+from attnbook.progress import tqdm
 from attnbook.runtime import get_device, set_seed
 
 SUMMARIES = ("final", "mean", "attention")
@@ -342,7 +343,7 @@ def capacity_sweep(
         lengths: the sequence lengths to train at.
         summaries: the ways of handing over the source to compare.
         seeds: one trained model per seed.
-        progress: show a progress bar (``tqdm.auto``).
+        progress: show a progress bar (:func:`attnbook.progress.tqdm`).
         **settings: passed on to :func:`train_and_score` (``hidden_dim``, ``steps``, ``task``, ...).
 
     Returns:
@@ -351,9 +352,7 @@ def capacity_sweep(
     runs: Iterable[tuple[int, int, str]] = [
         (seed, length, summary) for seed in seeds for length in lengths for summary in summaries
     ]
-    if progress:  # imported only when wanted: without ipywidgets, importing tqdm.auto writes a warning
-        from tqdm.auto import tqdm
-
+    if progress:
         runs = tqdm(runs, desc="capacity")
     return [
         train_and_score(summary, length, seed=seed, **settings)  # type: ignore[arg-type]

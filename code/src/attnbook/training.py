@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from tqdm.auto import tqdm
 
 from attnbook.data import SentencePair, Vocab
 from attnbook.flags import check_fields
+from attnbook.progress import tqdm
 from attnbook.seq2seq import evaluating
 
 if TYPE_CHECKING:
