@@ -8,10 +8,13 @@ import pytest
 import torch
 
 from attnbook import causal_mask
+from attnbook.attention_analysis import alignment_accuracy
 from attnbook.checks_transformer import check_decoder_mask, check_multihead_attention
-from attnbook.data import Vocab, make_batch, make_splits
-from attnbook.seq2seq import beam_search, greedy_decode
-from attnbook.training import TrainConfig, alignment_accuracy, evaluate, train
+from attnbook.data import Vocab, make_batch
+from attnbook.evaluation import evaluate
+from attnbook.grammar import make_splits
+from attnbook.search import beam_search, greedy_decode
+from attnbook.training import TrainConfig, train
 from attnbook.transformer import (
     Transformer,
     TransformerConfig,
@@ -19,6 +22,7 @@ from attnbook.transformer import (
     sinusoidal_positions,
     train_neighbour_copier,
 )
+from attnbook.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -89,26 +93,29 @@ def test_config_refuses_heads_that_do_not_divide_the_width():
 def test_the_package_training_loop_and_search_serve_it(toy):
     splits, src_vocab, tgt_vocab = toy
     model = small_model(src_vocab, tgt_vocab, d_model=32, num_heads=4, ff_dim=64)
+    translator = Translator(model, src_vocab, tgt_vocab)
     config = TrainConfig(max_epochs=12, batch_size=32, lr=3e-3, eval_every=50, patience=100)
-    result = train(model, splits.train, splits.val, src_vocab, tgt_vocab, config, progress=False)
+    result = train(translator, splits.train, splits.val, config, progress=False)
     uniform_loss = math.log(len(tgt_vocab))  # the loss of a model that knows nothing
-    assert result.val_history[-1]["loss"] < 0.6 * uniform_loss
+    assert result.val_history[-1].loss < 0.6 * uniform_loss
     batch = make_batch(splits.val[:8], src_vocab, tgt_vocab)
     greedy = greedy_decode(model, batch.src, batch.src_mask)
     beam_of_one = beam_search(model, batch.src, batch.src_mask, beam_size=1)
     assert [h.ids for h in greedy] == [h.ids for h in beam_of_one]
-    scores = evaluate(model, splits.val, src_vocab, tgt_vocab)
+    scores = evaluate(translator, splits.val)
     assert scores.alignment is not None and 0 <= scores.alignment.accuracy <= 1
-    by_head = head_alignment_accuracy(model, splits.val, src_vocab, tgt_vocab)
+    by_head = head_alignment_accuracy(translator, splits.val)
     assert by_head.shape == (2, 4)
     assert bool(((by_head >= 0) & (by_head <= 1)).all())
 
 
 def test_head_alignment_agrees_with_the_package_scorer_on_a_one_head_model(toy):
     splits, src_vocab, tgt_vocab = toy
-    model = small_model(src_vocab, tgt_vocab, num_heads=1, num_layers=1).eval()
-    by_head = head_alignment_accuracy(model, splits.val, src_vocab, tgt_vocab)
-    expected = alignment_accuracy(model, splits.val, src_vocab, tgt_vocab).accuracy  # last layer, one head
+    translator = Translator(
+        small_model(src_vocab, tgt_vocab, num_heads=1, num_layers=1), src_vocab, tgt_vocab
+    )
+    by_head = head_alignment_accuracy(translator, splits.val)
+    expected = alignment_accuracy(translator, splits.val).accuracy  # last layer, one head
     assert by_head.item() == pytest.approx(expected)
 
 
@@ -134,20 +141,3 @@ def test_checkers_pass_the_package_and_fail_common_mistakes():
     wrong = check_decoder_mask(lambda tgt_mask: ~causal_mask(tgt_mask.shape[1]).expand(len(tgt_mask), -1, -1))
     assert not wrong and "case 1" in str(wrong)
     assert not check_decoder_mask(lambda tgt_mask: causal_mask(tgt_mask.shape[1]).float())  # not boolean
-
-
-def test_lr_decay_lowers_the_learning_rate_linearly_to_zero(toy, monkeypatch):
-    splits, src_vocab, tgt_vocab = toy
-    seen = []
-    original_step = torch.optim.Adam.step
-
-    def recording_step(self, *args, **kwargs):
-        seen.append(self.param_groups[0]["lr"])
-        return original_step(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
-    model = small_model(src_vocab, tgt_vocab)
-    config = TrainConfig(max_epochs=2, batch_size=100, lr=1e-3, eval_every=100, lr_decay=True)
-    train(model, splits.train, splits.val, src_vocab, tgt_vocab, config, progress=False)
-    planned = 2 * math.ceil(len(splits.train) / 100)
-    assert seen == pytest.approx([1e-3 * (1 - step / planned) for step in range(planned)])

@@ -1,8 +1,9 @@
 r"""A small Transformer encoder-decoder (Vaswani et al., 2017) built from :class:`MultiHeadAttention`.
 
 It has the interface of :class:`~attnbook.seq2seq.Seq2Seq`, so the package's
-:func:`~attnbook.training.train`, :func:`~attnbook.training.evaluate`,
-:func:`~attnbook.seq2seq.greedy_decode` and :func:`~attnbook.seq2seq.beam_search` serve it unchanged:
+:func:`~attnbook.training.train`, :class:`~attnbook.translator.Translator`,
+:func:`~attnbook.evaluation.evaluate`, :func:`~attnbook.search.greedy_decode` and
+:func:`~attnbook.search.beam_search` serve it unchanged:
 
 - ``model(src, src_mask, tgt_in)`` returns the logits and one attention matrix per target step;
 - ``model.encode(src, src_mask)`` returns the memory the decoder reads;
@@ -18,13 +19,19 @@ learning-rate warm-up. Positions enter as sinusoids added to the embeddings. Mas
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch import Tensor, nn
 
-from attnbook.data import SentencePair, Vocab, make_batch
+from attnbook.data import SentencePair, Vocab
 from attnbook.multihead import MultiHeadAttention, causal_mask
+from attnbook.seq2seq import evaluating
+
+if TYPE_CHECKING:
+    from attnbook.translator import Translator
 
 
 def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | None = None) -> Tensor:
@@ -319,17 +326,17 @@ class Transformer(nn.Module):
 
 @torch.no_grad()
 def head_alignment_accuracy(
-    model: Transformer,
-    pairs: list[SentencePair],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    batch_size: int = 256,
+    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
 ) -> Tensor:
     """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
 
-    As :func:`~attnbook.training.alignment_accuracy` does for one attention: the model reads each
-    reference translation (teacher forcing), and a target word counts as aligned when the head's largest
-    weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
+    As :func:`~attnbook.attention_analysis.alignment_accuracy` does for one attention: the model reads
+    each reference translation (teacher forcing), and a target word counts as aligned when the head's
+    largest weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
+
+    Args:
+        translator: a :class:`Transformer` with its vocabularies.
+        pairs: pairs with true alignments (the toy grammar's).
 
     Returns:
         ``(num_layers, num_heads)`` accuracies.
@@ -339,20 +346,19 @@ def head_alignment_accuracy(
     """
     if not all(p.has_alignment for p in pairs):
         raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
-    was_training = model.training
-    model.eval()
+    model = translator.model
     hits = torch.zeros(model.config.num_layers, model.config.num_heads)
     count = 0
-    for start in range(0, len(pairs), batch_size):
-        chunk = pairs[start : start + batch_size]
-        batch = make_batch(chunk, src_vocab, tgt_vocab).to(model.device)
-        _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
-        argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
-        for row, pair in enumerate(chunk):
-            for i, truth in enumerate(pair.alignment):
-                hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
-                count += 1
-    model.train(was_training)
+    with evaluating(model):
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start : start + batch_size]
+            batch = translator.batch(chunk)
+            _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
+            argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            for row, pair in enumerate(chunk):
+                for i, truth in enumerate(pair.alignment):
+                    hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
+                    count += 1
     return hits / max(count, 1)
 
 
