@@ -4,12 +4,14 @@ One head is Luong's scaled dot score over *projected* queries, keys and values:
 
 .. math::
 
-    \mathrm{head}_h = \mathrm{softmax}\!\left(\frac{(Q W^Q_h)(K W^K_h)^\top}{\sqrt{d_h}}\right) V W^V_h,
+    \mathrm{head}_\eta = \mathrm{softmax}\!\left(
+        \frac{(Q W^Q_\eta)(K W^K_\eta)^\top}{\sqrt{d_{\text{head}}}}\right) V W^V_\eta,
     \qquad
-    \mathrm{MultiHead}(Q, K, V) = [\mathrm{head}_1; \dots; \mathrm{head}_H]\, W^O.
+    \mathrm{MultiHead}(Q, K, V) = [\mathrm{head}_1; \dots; \mathrm{head}_{n_{\text{head}}}]\, W^O.
 
-With ``H`` heads of size ``d_h = embed_dim / H`` it costs about what one head of size ``embed_dim``
-costs, but each head has its own softmax, so different heads can look at different positions at once.
+With ``num_heads`` heads (:math:`n_{\text{head}}`) of size ``head_dim = embed_dim / num_heads``
+(:math:`d_{\text{head}}`) it costs about what one head of size ``embed_dim`` costs, but each head has
+its own softmax, so different heads can look at different positions at once.
 
 The call follows the package's convention, ``context, weights = mha(query, keys, values=None,
 mask=None)``, with the mask's polarity **True = may attend**: the opposite of ``key_padding_mask`` and
@@ -55,7 +57,7 @@ class MultiHeadAttention(nn.Module):
 
     The query, keys and values are projected to ``embed_dim`` features each (``query_proj``,
     ``key_proj``, ``value_proj``), split into ``num_heads`` heads of ``head_dim = embed_dim // num_heads``
-    features, attended head by head with the scaled dot score :math:`q^\top k / \sqrt{d_h}`, and the
+    features, attended head by head with the scaled dot score :math:`q^\top k / \sqrt{d_{\text{head}}}`, and the
     heads' contexts are concatenated and projected by ``out_proj``. Self-attention passes one sequence
     as query and keys; cross-attention passes the decoder's states as query and the encoder's as keys.
 
@@ -67,7 +69,7 @@ class MultiHeadAttention(nn.Module):
 
     Args:
         embed_dim: the feature size of the query and of the output; divisible by ``num_heads``.
-        num_heads: the number of heads ``H``.
+        num_heads: the number of heads :math:`n_{\text{head}}`.
         kdim: the feature size of the keys; ``None`` means ``embed_dim``.
         vdim: the feature size of the values; ``None`` means ``kdim``, so that ``values=None`` (the keys)
             works (``nn.MultiheadAttention`` takes ``embed_dim`` instead).

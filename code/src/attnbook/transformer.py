@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | None = None) -> Tensor:
-    r"""The sinusoidal position codes :math:`P_{t, 2i} = \sin(t / 10000^{2i/d})`, :math:`P_{t, 2i+1} = \cos(\cdot)`.
+    r"""The sinusoidal position codes :math:`P_{t, 2l} = \sin(t / 10000^{2l/d})`, :math:`P_{t, 2l+1} = \cos(\cdot)`.
 
     Each pair of features turns at its own frequency, so every position gets a distinct code and a fixed
     offset is a rotation of each pair, the same at every position.
