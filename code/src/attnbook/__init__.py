@@ -36,6 +36,7 @@ from attnbook.checks import (
     check_additive_score,
     check_alignment_matrix,
     check_dot_product_attention,
+    check_local_attention,
     check_masked_softmax,
     check_softmax_jacobian,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "check_additive_score",
     "check_alignment_matrix",
     "check_dot_product_attention",
+    "check_local_attention",
     "check_masked_softmax",
     "check_softmax_jacobian",
     "get_device",
