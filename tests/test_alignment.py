@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import pytest
@@ -43,3 +44,23 @@ def test_entropy_matches_the_definition_on_random_rows():
 def test_entropy_ignores_zero_weights_of_masked_positions():
     weights = torch.tensor([0.5, 0.5, 0.0])
     torch.testing.assert_close(attention_entropy(weights), torch.tensor(math.log(2)))
+
+
+def test_row_distance_and_argmax_moves_against_loops():
+    from attnbook.alignment import argmax_moves, row_distance
+
+    generator = torch.Generator().manual_seed(3)
+    weights = torch.softmax(torch.randn(6, 5, generator=generator) * 3, dim=-1)
+    pairs = [(i, k) for i in range(6) for k in range(i + 1, 6)]
+    oracle = sum(0.5 * sum(abs(weights[i, j] - weights[k, j]) for j in range(5)) for i, k in pairs) / len(
+        pairs
+    )
+    torch.testing.assert_close(row_distance(weights), torch.as_tensor(float(oracle)))
+    argmax = [max(range(5), key=lambda j, i=i: weights[i, j]) for i in range(6)]
+    moves = sum(a != b for a, b in itertools.pairwise(argmax)) / 5
+    assert argmax_moves(weights).item() == pytest.approx(moves)
+    same = weights[:1].expand(4, -1)
+    assert row_distance(same).item() == 0.0 and argmax_moves(same).item() == 0.0
+    assert row_distance(torch.eye(3)).item() == 1.0 and argmax_moves(torch.eye(3)).item() == 1.0
+    with pytest.raises(ValueError, match="got shape"):
+        row_distance(weights[None])

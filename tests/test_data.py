@@ -107,11 +107,29 @@ def test_does_not_becomes_ne_pas_around_the_verb_and_both_align_to_does_not(pair
 
 def test_elision_before_a_vowel():
     pairs = generate_pairs(2000, seed=11)
+    elided = {"n'": 0, "qu'": 0}
     for pair in pairs:
         for i, token in enumerate(pair.target):
-            if token in ("ne", "n'"):
+            if token in ("ne", "n'", "que", "qu'"):
                 vowel = pair.target[i + 1][0] in "aeiouéh"
-                assert (token == "n'") == vowel, pair
+                assert token.endswith("'") == vowel, pair
+                elided[token] = elided.get(token, 0) + 1
+    assert min(elided.values()) > 50  # both elisions occur: the test can fail
+
+
+def test_que_elides_into_a_token_of_its_own_with_the_conjunctions_links():
+    pairs = generate_pairs(2000, seed=12)
+    found = 0
+    for pair in pairs:
+        assert "que un" not in " ".join(pair.target) and "que une" not in " ".join(pair.target)
+        for i, token in enumerate(pair.target):
+            if token == "qu'":
+                assert pair.target[i - 1] in ("parce", "pendant") and pair.target[i + 1] in ("un", "une")
+                assert pair.categories[i] == "conjunction" and pair.alignment[i] == pair.alignment[i - 1]
+                assert pair.categories[i + 1] == "article"
+                assert [pair.source[j] for j in pair.alignment[i + 1]] == ["a"]
+                found += 1
+    assert found > 50
 
 
 def test_one_to_many_and_many_to_one_words(pairs):
@@ -120,7 +138,7 @@ def test_one_to_many_and_many_to_one_words(pairs):
         for i, token in enumerate(pair.target):
             sources = [pair.source[j] for j in pair.alignment[i]]
             if token in ("parce", "pendant"):
-                assert pair.target[i + 1] == "que" and pair.alignment[i + 1] == pair.alignment[i]
+                assert pair.target[i + 1] in ("que", "qu'") and pair.alignment[i + 1] == pair.alignment[i]
                 seen.add(token)
             if sources in (["looks", "at"], ["look", "at"]):
                 assert token in ("regarde", "regardent")

@@ -9,7 +9,7 @@ from attnbook.attention_analysis import (
     teacher_forced_attention,
 )
 from attnbook.data import SentencePair
-from attnbook.evaluation import evaluate
+from attnbook.evaluation import error_by_position, evaluate
 from attnbook.grammar import CATEGORIES
 from attnbook.metrics import score_translations
 
@@ -28,6 +28,8 @@ def test_translation_metrics_on_hand_made_hypotheses():
     assert scores.token_accuracy == 9 / 10  # the missing word counts against it
     assert scores.exact_match_by_length == {"1-8": 1.0, "9-13": 0.0}
     assert scores.count_by_length == {"1-8": 1, "9-13": 1}
+    assert scores.token_accuracy_by_length == {"1-8": 1.0, "9-13": 4 / 5}  # 4 right of 5 positions
+    assert scores.bleu_by_length["1-8"] == pytest.approx(100.0) and scores.bleu_by_length["9-13"] < 100.0
     assert 0.0 < scores.bleu < 100.0 and 0.0 < scores.chrf < 100.0
     assert scores.to_dict()["exact_match"] == 0.5
     perfect = score_translations([list(p.target) for p in pairs], pairs)
@@ -130,3 +132,25 @@ def test_no_forcing_gives_the_models_own_accuracy_and_the_hook_is_removed(toy_sp
         torch.testing.assert_close(model(batch.src, batch.src_mask, batch.tgt_in)[0], before)
     with pytest.raises(ValueError, match="no target word of category"):
         accuracy_with_forced_attention(translator, pairs, category="elephant", position=None)
+
+
+def test_error_by_position_agrees_with_one_sentence_at_a_time(tiny_translator, toy_splits):
+    translator = tiny_translator("none")
+    pairs = toy_splits.val[:12]
+    errors = error_by_position(translator, pairs, batch_size=5)  # padded batches of mixed lengths
+    wrong = [0] * len(errors)
+    count = [0] * len(errors)
+    for pair in pairs:  # the oracle: each sentence alone, no padding
+        batch = next(iter(translator.batches([pair], 1)))
+        with torch.no_grad():
+            logits, _ = translator.model(batch.src, batch.src_mask, batch.tgt_in)
+        predicted = logits.argmax(dim=-1)[0].tolist()
+        reference = translator.tgt_vocab.encode(pair.target, add_eos=False)
+        for i, word in enumerate(reference):
+            wrong[i] += predicted[i] != word
+            count[i] += 1
+    assert len(errors) == max(len(p.target) for p in pairs)
+    assert errors == pytest.approx([w / c for w, c in zip(wrong, count, strict=True)])
+    assert sum(errors) > 0.0  # an untrained model errs: the comparison is not vacuous
+    with pytest.raises(ValueError, match="no pairs"):
+        error_by_position(translator, [])

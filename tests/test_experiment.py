@@ -65,10 +65,11 @@ def test_every_config_field_has_a_flag_derived_from_it():
     config = parse(
         *("--lr", "0.01", "--batch-size", "64", "--luong-score", "concat", "--attention", "luong"),
         *("--hidden-dim", "32", "--epochs", "2", "--seed", "7", "--n-train", "100", "--no-keep-best"),
+        "--reverse-source",
     )
     assert config.train == TrainConfig(lr=0.01, batch_size=64, max_epochs=2, seed=7, keep_best=False)
     assert config.model == ModelConfig(attention="luong", luong_score="concat", hidden_dim=32)
-    assert config.data == DataConfig(n_train=100)
+    assert config.data == DataConfig(n_train=100, reverse_source=True)
     parser = argparse.ArgumentParser()
     add_config_arguments(parser, ExperimentConfig)
     destinations = {action.dest for action in parser._actions} - {"help"}
@@ -93,3 +94,15 @@ def test_a_bad_flag_is_refused_by_the_parser_naming_it(flags, facts, capsys):
         parse(*flags)
     error = capsys.readouterr().err
     assert all(fact in error for fact in facts)
+
+
+def test_reverse_source_reverses_the_same_sentences_and_moves_their_links():
+    plain = DataConfig(n_train=30, n_val=5, n_test=5, max_src_len=12).splits()
+    reversed_ = DataConfig(n_train=30, n_val=5, n_test=5, max_src_len=12, reverse_source=True).splits()
+    for part, reversed_part in ((plain.train, reversed_.train), (plain.test, reversed_.test)):
+        for pair, other in zip(part, reversed_part, strict=True):
+            assert other.source == tuple(reversed(pair.source)) and other.target == pair.target
+            for sources, moved in zip(pair.alignment, other.alignment, strict=True):
+                # each link follows its English word to its new position
+                assert sorted(other.source[j] for j in moved) == sorted(pair.source[j] for j in sources)
+                assert moved == tuple(sorted(len(pair.source) - 1 - j for j in sources))

@@ -54,6 +54,25 @@ def test_early_stopping_ends_training_when_validation_stops_improving(toy_splits
     assert result.best_step == 2
 
 
+def test_min_improvement_counts_only_large_falls_for_patience_and_keeps_the_lowest_weights(
+    toy_splits, tiny_translator, monkeypatch
+):
+    losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1])  # falls of 5%, 47%, 4%, 2%, 2%, ...
+    monkeypatch.setattr(
+        "attnbook.training.validation_loss", lambda *args, **kwargs: LossRecord(0, next(losses), 0.5)
+    )
+    config = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3, min_improvement=0.1)
+    result = train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
+    # 0.95 is not 10% below 1.0 (1 bad check); 0.5 counts (reset); 0.48, 0.47, 0.46 do not: stop at step 6
+    assert result.stopped_early and result.steps == 6
+    assert result.best_step == 6  # the lowest loss is still the one whose weights are kept
+    plain = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3)
+    losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1, 0.09, 0.08, 0.07])
+    assert train(tiny_translator(), toy_splits.train[:64], toy_splits.val, plain, progress=False).steps == 10
+    with pytest.raises(ValueError, match="min_improvement"):
+        TrainConfig(min_improvement=-0.1)
+
+
 def test_the_same_seed_trains_the_same_weights(toy_splits, tiny_translator):
     states = []
     for _ in range(2):

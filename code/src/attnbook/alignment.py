@@ -64,3 +64,54 @@ def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
     tensor([1.3863, 0.0000])
     """
     return 0.0 - torch.xlogy(weights, weights).sum(dim=dim)  # 0.0 - x: no negative zero for one-hot rows
+
+
+def row_distance(weights: torch.Tensor) -> torch.Tensor:
+    """The mean total-variation distance between the rows of one attention matrix (all pairs of rows).
+
+    ``TV(alpha_i, alpha_k) = 1/2 sum_j |alpha_ij - alpha_kj|`` is 0 for two identical rows and 1 for two
+    rows with no position in common. A decoder that looks at the same place at every step scores near 0,
+    one that moves along the sentence near 1.
+
+    Args:
+        weights: one attention matrix, ``(tgt_len, src_len)``, each row a distribution.
+
+    Returns:
+        A 0-dim tensor; 0 when there is a single row.
+
+    Raises:
+        ValueError: ``weights`` is not 2-D.
+
+    >>> row_distance(torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]))  # (1 + 0.5 + 0.5) / 3
+    tensor(0.6667)
+    """
+    if weights.dim() != 2:
+        raise ValueError(f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}")
+    n = weights.size(0)
+    if n < 2:
+        return weights.new_zeros(())
+    distances = 0.5 * (weights[:, None, :] - weights[None, :, :]).abs().sum(dim=-1)  # (tgt_len, tgt_len)
+    return distances.triu(diagonal=1).sum() / (n * (n - 1) / 2)
+
+
+def argmax_moves(weights: torch.Tensor) -> torch.Tensor:
+    """The fraction of decoder steps whose most-attended position differs from the previous step's.
+
+    Args:
+        weights: one attention matrix, ``(tgt_len, src_len)``.
+
+    Returns:
+        A 0-dim tensor in [0, 1]; 0 when there is a single row.
+
+    Raises:
+        ValueError: ``weights`` is not 2-D.
+
+    >>> argmax_moves(torch.tensor([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]))  # one move in two steps
+    tensor(0.5000)
+    """
+    if weights.dim() != 2:
+        raise ValueError(f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}")
+    if weights.size(0) < 2:
+        return weights.new_zeros(())
+    argmax = weights.argmax(dim=-1)
+    return (argmax[1:] != argmax[:-1]).float().mean()

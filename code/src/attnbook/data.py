@@ -83,6 +83,21 @@ class SentencePair:
             return max(k for k in range(i) if self.categories[k] == "noun")
         raise ValueError(f"target word {i} ({self.target[i]!r}) is a {category}, not an article or adjective")
 
+    def with_source_reversed(self) -> SentencePair:
+        """The pair with its English words in reverse order and its links moved with them.
+
+        Sutskever et al. (2014) fed the source reversed to an encoder-decoder without attention: the
+        first words of the two sentences, which the decoder needs first, then lie close together.
+
+        >>> pair = SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"), ((0,), (1,), (2,)))
+        >>> reversed_pair = pair.with_source_reversed()
+        >>> reversed_pair.source, reversed_pair.alignment
+        (('sleeps', 'cat', 'the'), ((2,), (1,), (0,)))
+        """
+        last = len(self.source) - 1
+        alignment = tuple(tuple(sorted(last - j for j in sources)) for sources in self.alignment)
+        return SentencePair(self.source[::-1], self.target, alignment, self.categories)
+
     def __str__(self) -> str:
         return f"{' '.join(self.source)}  ->  {' '.join(self.target)}"
 

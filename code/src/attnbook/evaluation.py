@@ -23,9 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import torch
+
 from attnbook.attention_analysis import AlignmentResult, alignment_accuracy
 from attnbook.data import SentencePair
 from attnbook.metrics import TranslationMetrics, score_translations
+from attnbook.seq2seq import evaluating
 from attnbook.translator import Translator
 
 
@@ -91,3 +94,43 @@ def evaluate(
     return EvalResult(
         score_translations(hypotheses, pairs), alignment, hypotheses, translator.n_unknown(pairs)
     )
+
+
+@torch.no_grad()
+def error_by_position(
+    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+) -> list[float]:
+    """The teacher-forced error rate at each target position: how often word ``i`` is mispredicted.
+
+    Under teacher forcing the decoder reads the reference words before position ``i``, so an error at
+    ``i`` is the model's own, not a consequence of an earlier mistake (as it would be in a greedy
+    translation). A model whose summary forgets the end of a long sentence errs more at late positions.
+
+    Args:
+        translator: the model and its vocabularies.
+        pairs: the pairs to score (the final ``<eos>`` is not counted).
+        batch_size: pairs per forward pass.
+
+    Returns:
+        ``errors[i]``: the fraction of the pairs with a word at 0-based target position ``i`` whose
+        prediction there is wrong, for ``i`` up to the longest target.
+
+    Raises:
+        ValueError: there are no pairs.
+    """
+    if not pairs:
+        raise ValueError("cannot measure errors on no pairs")
+    longest = max(len(p.target) for p in pairs)
+    wrong, count = torch.zeros(longest), torch.zeros(longest)
+    model = translator.model
+    with evaluating(model):
+        for batch in translator.batches(pairs, batch_size):
+            logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
+            words = torch.tensor([len(pairs[k].target) for k in batch.indices], device=logits.device)
+            positions = torch.arange(logits.size(1), device=logits.device)
+            real = positions < words[:, None]  # (batch, tgt_len): a word, not <eos> or padding
+            errors = (logits.argmax(dim=-1) != batch.tgt_out) & real
+            n = min(logits.size(1), longest)
+            wrong[:n] += errors.sum(dim=0)[:n].cpu()
+            count[:n] += real.sum(dim=0)[:n].cpu()
+    return (wrong / count).tolist()

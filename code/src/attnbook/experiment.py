@@ -48,6 +48,8 @@ class DataConfig:
         n_test: held-out test pairs.
         max_src_len: the longest English sentence, in words.
         data_seed: the seed of the draw.
+        reverse_source: feed the English words in reverse order (Sutskever et al., 2014), with the
+            alignments moved with them.
     """
 
     n_train: int = field(default=20000, metadata={"minimum": 1})
@@ -55,15 +57,22 @@ class DataConfig:
     n_test: int = field(default=1000, metadata={"minimum": 1})
     max_src_len: int = field(default=25, metadata={"minimum": 3})
     data_seed: int = 0
+    reverse_source: bool = False
 
     def __post_init__(self) -> None:
         check_fields(self)
 
     def splits(self) -> DataSplits:
-        """Draw the three splits."""
-        return make_splits(
+        """Draw the three splits (the same sentences whether or not the source is reversed)."""
+        splits = make_splits(
             self.n_train, self.n_val, self.n_test, seed=self.data_seed, max_src_len=self.max_src_len
         )
+        if not self.reverse_source:
+            return splits
+        train, val, test = (
+            [p.with_source_reversed() for p in part] for part in (splits.train, splits.val, splits.test)
+        )
+        return DataSplits(train, val, test)
 
 
 @dataclass(frozen=True)

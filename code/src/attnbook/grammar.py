@@ -4,7 +4,8 @@ The grammar is small enough to learn in a minute on a laptop CPU and rich enough
 French adjectives mostly follow the noun (``the black cat`` -> ``le chat noir``) while a few precede it
 (``petit``, ``grand``, ...); articles and adjectives agree with the noun's gender and number; verbs agree
 with their subject, sometimes across a relative clause; ``does not`` becomes the split ``ne ... pas``;
-``because`` becomes ``parce que``; and conjunctions chain clauses into sentences of up to about 25
+``because`` becomes ``parce que``; *ne* and *que* elide before a vowel (``n'aime``, ``qu'un chat``),
+each as a token of its own; and conjunctions chain clauses into sentences of up to about 25
 words. Every generated pair carries, for each French word, the English positions it translates and the
 word's category, so a model's attention can be scored against the truth.
 
@@ -132,6 +133,7 @@ _CONJUNCTIONS = (("and",), ("but",), ("because",), ("while",))
 _CONJUNCTION_FR = {"and": ("et",), "but": ("mais",), "because": ("parce", "que"), "while": ("pendant", "que")}
 
 _VOWELS = tuple("aeiouhéèêâàîôû")
+_ELISIONS = {"ne": "n'", "que": "qu'"}  # French drops the vowel before a word that starts with one
 
 
 class _SentenceBuilder:
@@ -149,6 +151,8 @@ class _SentenceBuilder:
         return tuple(range(start, len(self.source)))
 
     def fr(self, token: str, aligned: tuple[int, ...], category: str) -> None:
+        if self.target and self.target[-1] in _ELISIONS and token.startswith(_VOWELS):
+            self.target[-1] = _ELISIONS[self.target[-1]]  # "que un" -> "qu' un": same links, same category
         self.target.append(token)
         self.alignment.append(aligned)
         self.categories.append(category)
@@ -255,7 +259,7 @@ class ToyGrammar:
         if rng.random() < self.p_negation:
             negation_pos = builder.en("do" if plural else "does", "not")
             verb_pos = builder.en(*verb.en_base)
-            builder.fr("n'" if fr_verb.startswith(_VOWELS) else "ne", negation_pos, "negation")
+            builder.fr("ne", negation_pos, "negation")  # "n'" before a vowel (see _SentenceBuilder.fr)
             builder.fr(fr_verb, verb_pos, "verb")
             builder.fr("pas", negation_pos, "negation")
             definite_only = True  # after a negation French turns "un"/"des" into "de": avoid that case

@@ -34,6 +34,9 @@ class TranslationMetrics:
         exact_match_by_length: exact match per source-length bucket (see
             :func:`~attnbook.data.length_bucket`), shortest first.
         count_by_length: the number of sentences in each bucket.
+        token_accuracy_by_length: token accuracy per source-length bucket. Exact match falls with
+            length even at a constant per-token accuracy p (about p**T for T target words); this does not.
+        bleu_by_length: corpus BLEU of each source-length bucket's sentences.
     """
 
     exact_match: float
@@ -42,6 +45,8 @@ class TranslationMetrics:
     chrf: float
     exact_match_by_length: dict[str, float]
     count_by_length: dict[str, int]
+    token_accuracy_by_length: dict[str, float]
+    bleu_by_length: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
         """The metrics as plain values, for JSON."""
@@ -64,20 +69,27 @@ def score_translations(
 
     references = [list(p.target) for p in pairs]
     exact = [list(h) == r for h, r in zip(hypotheses, references, strict=True)]
-    right = sum(
-        sum(a == b for a, b in zip(h, r, strict=False)) for h, r in zip(hypotheses, references, strict=True)
-    )
-    positions = sum(max(len(h), len(r)) for h, r in zip(hypotheses, references, strict=True))
-    joined, joined_references = [" ".join(h) for h in hypotheses], [[" ".join(r) for r in references]]
-    by_length: dict[str, list[bool]] = defaultdict(list)
-    for pair, ok in zip(pairs, exact, strict=True):
-        by_length[length_bucket(len(pair.source))].append(ok)
+    by_length: dict[str, list[int]] = defaultdict(list)
+    for k, pair in enumerate(pairs):
+        by_length[length_bucket(len(pair.source))].append(k)
     buckets = sorted(by_length, key=lambda name: int(name.split("-")[0].rstrip("+")))
+
+    def token_accuracy(indices: Sequence[int]) -> float:
+        right = sum(sum(a == b for a, b in zip(hypotheses[k], references[k], strict=False)) for k in indices)
+        return right / max(sum(max(len(hypotheses[k]), len(references[k])) for k in indices), 1)
+
+    def bleu(indices: Sequence[int], metric: Any = sacrebleu.corpus_bleu) -> float:
+        joined = [" ".join(hypotheses[k]) for k in indices]
+        return metric(joined, [[" ".join(references[k]) for k in indices]]).score
+
+    everything = range(len(pairs))
     return TranslationMetrics(
         exact_match=sum(exact) / len(exact),
-        token_accuracy=right / max(positions, 1),
-        bleu=sacrebleu.corpus_bleu(joined, joined_references).score,
-        chrf=sacrebleu.corpus_chrf(joined, joined_references).score,
-        exact_match_by_length={b: sum(by_length[b]) / len(by_length[b]) for b in buckets},
+        token_accuracy=token_accuracy(everything),
+        bleu=bleu(everything),
+        chrf=bleu(everything, sacrebleu.corpus_chrf),
+        exact_match_by_length={b: sum(exact[k] for k in by_length[b]) / len(by_length[b]) for b in buckets},
         count_by_length={b: len(by_length[b]) for b in buckets},
+        token_accuracy_by_length={b: token_accuracy(by_length[b]) for b in buckets},
+        bleu_by_length={b: bleu(by_length[b]) for b in buckets},
     )

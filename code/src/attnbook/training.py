@@ -78,6 +78,9 @@ class TrainConfig:
         clip_norm: the largest gradient norm (Pascanu et al., 2013); larger gradients are rescaled.
         eval_every: validate every this many steps (and at the end of every epoch).
         patience: stop after this many validations without a lower validation loss.
+        min_improvement: the relative fall that counts as lower for ``patience``: a validation loss
+            must be below ``(1 - min_improvement)`` times the last loss that counted (0: any fall counts).
+            The weights of the lowest loss are kept either way.
         log_every: record the training loss and accuracy every this many steps.
         seed: seeds the initial weights (through :func:`~attnbook.runtime.set_seed`) and the batch order.
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
@@ -94,6 +97,7 @@ class TrainConfig:
     clip_norm: float = field(default=1.0, metadata={"minimum": 0.0})
     eval_every: int = field(default=50, metadata={"minimum": 1})
     patience: int = field(default=4, metadata={"minimum": 1})
+    min_improvement: float = field(default=0.0, metadata={"minimum": 0.0})
     log_every: int = field(default=10, metadata={"minimum": 1})
     seed: int = 0
     parallel_decoder: bool = True
@@ -197,22 +201,20 @@ def train(
     val_history: list[LossRecord] = []
     steps = best_step = bad_checks = 0
     best_loss, best_state = float("inf"), copy.deepcopy(model.state_dict())
+    counted_loss = float("inf")  # the last validation loss that counted as an improvement for patience
     window = torch.zeros(3, device=model.device)  # loss sum, correct tokens, tokens: read only when logged
     start = time.perf_counter()
     bar = tqdm(total=planned, disable=not progress, desc="training", unit="step")
 
     def validate() -> bool:
         """Record a validation; return True when training should stop."""
-        nonlocal best_loss, best_state, best_step, bad_checks
+        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss
         measured = validation_loss(translator, val_pairs)
         val_history.append(LossRecord(steps, measured.loss, measured.token_accuracy))
         if measured.loss < best_loss:
-            best_loss, best_state, best_step, bad_checks = (
-                measured.loss,
-                copy.deepcopy(model.state_dict()),
-                steps,
-                0,
-            )
+            best_loss, best_state, best_step = measured.loss, copy.deepcopy(model.state_dict()), steps
+        if measured.loss < counted_loss * (1 - config.min_improvement):
+            counted_loss, bad_checks = measured.loss, 0
         else:
             bad_checks += 1
         bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
