@@ -14,6 +14,7 @@ enough to read in one sitting:
 - :mod:`attnbook.seq2seq`: the bidirectional encoder, the Bahdanau, Luong and no-attention decoders, search.
 - :mod:`attnbook.training`: training, evaluation (BLEU, alignment accuracy), checkpoints, chapter 6's run;
   ``python -m attnbook train`` runs it from a terminal.
+- :mod:`attnbook.widgets`: interactive attention figures as self-contained HTML (hover, steppers, sliders).
 """
 
 from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
@@ -31,6 +32,7 @@ from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
 from attnbook.shapes import ShapeChecker
+from attnbook.widgets import attention_widget, decoder_stepper
 
 __all__ = [
     "BahdanauAttention",
@@ -49,11 +51,13 @@ __all__ = [
     "ToyGrammar",
     "Vocab",
     "attention_heatmap",
+    "attention_widget",
     "check_additive_score",
     "check_alignment_matrix",
     "check_dot_product_attention",
     "check_masked_softmax",
     "check_softmax_jacobian",
+    "decoder_stepper",
     "get_device",
     "glue",
     "masked_softmax",
