@@ -94,6 +94,7 @@ def test_widget_html_is_self_contained(widget):
     for tag, attrs in parse(widget).tags:
         assert "src" not in attrs and "href" not in attrs, (tag, attrs)
         assert tag not in {"link", "iframe", "img", "object", "embed"}, tag
+    assert widget.html.isascii()  # shows the same under any declared page encoding
     assert "@import" not in widget.html and "url(" not in widget.html and "import(" not in widget.html
 
 

@@ -140,15 +140,15 @@ def _slug(name: str) -> str:
 
 
 def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Widget:
-    payload = json.dumps({"kind": kind, **data}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    payload = json.dumps({"kind": kind, **data}, separators=(",", ":"), allow_nan=False)  # ASCII
     if name is None:
         digest = hashlib.sha1(f"{kind}\0{payload}\0{caption}".encode()).hexdigest()[:10]
         element_id = f"aw-{kind}-{digest}"
     else:
         element_id = f"aw-{_slug(name)}"
     payload = payload.replace("</", "<\\/")  # JSON inside <script>: never close the element early
-    caption_html = f'<div class="aw-caption">{html.escape(caption)}</div>' if caption else ""
-    label = html.escape(caption or f"interactive attention figure ({kind})", quote=True)
+    caption_html = f'<div class="aw-caption">{_ascii_html(caption)}</div>' if caption else ""
+    label = _ascii_html(caption or f"interactive attention figure ({kind})")
     document = (
         f"<style>{_CSS}</style>"
         f'<div class="attention-widget" id="{element_id}" data-kind="{kind}" role="figure" aria-label="{label}">'
@@ -156,6 +156,7 @@ def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Wid
         f'<script type="application/json" class="aw-data">{payload}</script>'
         f"<script>{_JS.replace('__AW_ID__', element_id)}</script></div>"
     )
+    assert document.isascii()  # the page's declared encoding cannot garble it
     widget = Widget(element_id, kind, document)
     if widget.size > MAX_BYTES:
         raise ValueError(
@@ -163,6 +164,11 @@ def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Wid
             "pass fewer frames, steps or points"
         )
     return widget
+
+
+def _ascii_html(text: str) -> str:
+    """Escaped text in pure ASCII (non-ASCII characters as references): any page encoding shows it right."""
+    return html.escape(text, quote=True).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def attention_widget(
@@ -549,3 +555,4 @@ show([["hover the plot","(or focus it and use the arrow keys)"]]);body.append(s.
 ({matrix,stepper,slider:weightSlider,curve})[d.kind]();
 })((document.currentScript&&document.currentScript.closest(".attention-widget"))||document.getElementById("__AW_ID__"));
 """.strip()
+_JS = re.sub(r"[^\x00-\x7f]", lambda m: f"\\u{ord(m.group()):04x}", _JS)  # inside string literals only
