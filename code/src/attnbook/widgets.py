@@ -386,11 +386,12 @@ def curve_slider(
 
 
 # The style sheet: the theme's variables (pydata-sphinx-theme, light and dark) with fallbacks elsewhere.
+# The widget paints its own background: in dark mode the theme puts HTML outputs on a light panel.
 _CSS = """
 .attention-widget{--aw-fg:var(--pst-color-text-base,#222);--aw-muted:var(--pst-color-text-muted,#666);
 --aw-bg:var(--pst-color-background,#fff);--aw-line:var(--pst-color-border,#bbb);
---aw-accent:var(--pst-color-primary,#1f6fb2);--aw-cell:2.7em;color:var(--aw-fg);margin:1em 0 1.5em;
-max-width:100%;overflow-x:auto;font-size:0.9em;line-height:1.3}
+--aw-accent:var(--pst-color-primary,#1f6fb2);--aw-cell:2.7em;color:var(--aw-fg);background:var(--aw-bg);
+padding:0.5em;border-radius:4px;margin:0.5em 0 1em;max-width:100%;overflow-x:auto;font-size:0.9em;line-height:1.3}
 .attention-widget .aw-grid{display:inline-grid;gap:1px;align-items:end;padding:4px}
 .attention-widget .aw-grid:focus-visible,.attention-widget svg:focus-visible,.attention-widget input:focus-visible,
 .attention-widget button:focus-visible{outline:2px solid var(--aw-accent);outline-offset:2px}
