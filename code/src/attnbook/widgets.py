@@ -503,7 +503,7 @@ const go=i=>{const run=runs[r],T=run.weights.length;step=Math.max(0,Math.min(T-1
 s.input.value=step;s.text.textContent="step "+(step+1)+" of "+T;toggles.forEach((t,k)=>t.setAttribute("aria-pressed",k===r));
 emitted.textContent="";emitted.append(el("span","aw-key","emits"),el("span","aw-value",run.emitted[step]));
 query.textContent="";if(run.queries){const q=run.queries[step],top=Math.max(1e-9,...run.queries.flat().map(Math.abs)),
-strip=el("div","aw-query");q.slice(0,64).forEach(v=>{const c=el("span");const a=Math.abs(v)/top;
+strip=el("div","aw-query");q.forEach(v=>{const c=el("span");const a=Math.abs(v)/top;
 c.style.background=v>=0?"rgba(202,26,80,"+a.toFixed(3)+")":"rgba(31,111,178,"+a.toFixed(3)+")";c.title=v.toFixed(3);
 strip.append(c);});query.append(el("span","aw-key","query ("+q.length+" numbers; red +, blue −)"),strip);}
 b.draw(run.weights[step],run.scores?run.scores[step]:null);readout.textContent="";
