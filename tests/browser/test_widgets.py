@@ -15,9 +15,9 @@ import re
 
 import pytest
 from book_browser import SCREENSHOT_DIR, TIMEOUT_MS, VIEWPORT, is_local
-from book_config import REPO_ROOT
-from test_pages import CHAPTERS
+from book_config import REPO_ROOT, chapter_pages
 
+CHAPTERS = chapter_pages()
 WIDGET_SHOTS = SCREENSHOT_DIR / "widgets"
 # A widget is the displayed value of a cell: its last statement calls one of these functions.
 WIDGET_CALL = re.compile(r"^(attention_widget|decoder_stepper|weights_slider|curve_slider)\(", re.MULTILINE)
