@@ -17,6 +17,7 @@ from attnbook.attention_cost import (
     fit_loglog_slope,
     naive_attention,
     precompute_multiply_adds,
+    predicted_precompute_speedup,
     sdpa_context,
 )
 from attnbook.bench import run_benchmark, time_key_precompute
@@ -177,6 +178,21 @@ def test_multiply_add_count_of_projecting_once_saves_all_but_one_projection():
     every = precompute_multiply_adds(100, 30, 128, 256, 64, once=False)
     once = precompute_multiply_adds(100, 30, 128, 256, 64, once=True)
     assert every - once == 29 * 100 * 64 * 256
+
+
+def test_predicted_precompute_speedup_is_amortised_over_the_decoder_steps():
+    src_len, query_dim, key_dim, attn_dim = 40, 256, 512, 128
+    projection = src_len * attn_dim * key_dim  # P = S d_a d_h
+    rest = attn_dim * query_dim + src_len * attn_dim + src_len * key_dim  # r, the rest of one step
+    for tgt_len in (1, 2, 10, 1000):
+        expected = tgt_len * (projection + rest) / (projection + tgt_len * rest)
+        got = predicted_precompute_speedup(src_len, tgt_len, query_dim, key_dim, attn_dim)
+        assert got == pytest.approx(expected, rel=1e-12)
+    assert predicted_precompute_speedup(src_len, 1, query_dim, key_dim, attn_dim) == 1.0
+    one_step_ratio = (projection + rest) / rest  # the limit as T grows, never reached
+    assert predicted_precompute_speedup(src_len, 10, query_dim, key_dim, attn_dim) < one_step_ratio / 5
+    with pytest.raises(ValueError, match="at least 1"):
+        predicted_precompute_speedup(src_len, 0, query_dim, key_dim, attn_dim)
 
 
 def test_flop_and_memory_formulas():

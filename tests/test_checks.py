@@ -12,6 +12,7 @@ from attnbook import (
     check_additive_score,
     check_alignment_matrix,
     check_dot_product_attention,
+    check_local_attention,
     check_masked_softmax,
     check_softmax_jacobian,
 )
@@ -72,7 +73,15 @@ def masked_softmax_with_inverted_mask(scores, mask):
 
 
 def attend(scores, values, mask):
-    weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), -math.inf), dim=-1)
+    allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
+    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    weights = torch.softmax(scores, dim=-1).masked_fill(~allowed, 0.0)  # a fully masked row: all 0
+    return weights @ values, weights
+
+
+def dot_product_with_minus_inf(query, keys, values, mask):
+    scores = query @ keys.transpose(1, 2) / math.sqrt(keys.shape[-1])
+    weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), -math.inf), dim=-1)  # NaN when all masked
     return weights @ values, weights
 
 
@@ -176,11 +185,16 @@ def test_other_seeds_give_other_cases_that_a_correct_solution_also_passes(seed):
             ["case 3 of 5", "padding", "attn_weights differs"],
         ),
         (check_masked_softmax, masked_softmax_with_inverted_mask, ["case 1 of 5", "expected 1, got 0"]),
-        (check_dot_product_attention, unscaled_dot_product, ["case 1 of 4", "context differs at"]),
+        (check_dot_product_attention, unscaled_dot_product, ["case 1 of 5", "context differs at"]),
+        (
+            check_dot_product_attention,
+            dot_product_with_minus_inf,
+            ["case 5 of 5", "a fully masked row", "got nan", "must be 0, not NaN"],
+        ),
         (
             check_dot_product_attention,
             dot_product_returning_weights_first,
-            ["case 1 of 4", "context should have shape (1, 1, 4), got (1, 1, 3)"],
+            ["case 1 of 5", "context should have shape (1, 1, 4), got (1, 1, 3)"],
         ),
         (
             check_dot_product_attention,
@@ -294,3 +308,44 @@ def test_alignment_checker_reports_transposed_output_and_exceptions():
     assert not transposed.passed and "should have shape (3, 4), got (4, 3)" in transposed.message
     raising = check_alignment_matrix(lambda links, t, s: 1 / 0)
     assert not raising.passed and "raised ZeroDivisionError on case 1" in raising.message
+
+
+# --- local attention ---------------------------------------------------------------------------------
+
+
+def local_weights(scores, mask, centre, half_width, renormalise=False, minus_inf=False):
+    positions = torch.arange(scores.shape[-1], dtype=scores.dtype)
+    distance = positions - centre.unsqueeze(-1)  # (batch, src_len)
+    in_window = mask & (distance.abs() <= half_width)
+    if minus_inf:
+        weights = torch.softmax(scores.masked_fill(~in_window, -math.inf), dim=-1)
+    else:
+        weights = masked_softmax_by_hand(scores, in_window)
+    weights = weights * torch.exp(-(distance**2) / (2 * (half_width / 2) ** 2))
+    return weights / weights.sum(-1, keepdim=True).clamp_min(1e-30) if renormalise else weights
+
+
+def test_local_attention_checker_passes_the_definition():
+    result = check_local_attention(local_weights)
+    assert result.passed, result.message
+    assert "a window that holds only padding" in result.message
+
+
+@pytest.mark.parametrize(
+    ("broken", "fragments"),
+    [
+        (lambda s, m, c, d: local_weights(s, m, c, d, minus_inf=True), ["case 5 of 5", "D = 1", "got nan"]),
+        (
+            lambda s, m, c, d: local_weights(s, m, c, d, renormalise=True),
+            ["case 1 of 5", "attn_weights differs"],
+        ),
+        (lambda s, m, c, d: local_weights(s, m, c, d + 1), ["case 1 of 5", "attn_weights differs"]),
+        (lambda s, m, c, d: masked_softmax_by_hand(s, m), ["case 1 of 5", "attn_weights differs"]),
+    ],
+    ids=["minus-inf", "renormalised", "window-too-wide", "no-window"],
+)
+def test_local_attention_checker_names_the_failing_case(broken, fragments):
+    result = check_local_attention(broken)
+    assert not result.passed
+    for fragment in fragments:
+        assert fragment in result.message, result.message

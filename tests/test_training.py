@@ -1,5 +1,7 @@
 """The loss and the training loop."""
 
+import math
+
 import pytest
 import torch
 
@@ -125,3 +127,23 @@ def test_the_masked_cross_entropy_checker_passes_a_right_answer_and_explains_wro
     assert not check_masked_cross_entropy(divides_by_every_position)
     crashed = check_masked_cross_entropy(crashes)
     assert not crashed and "NotImplementedError" in crashed.message
+
+
+@pytest.mark.parametrize("lr_decay", [False, True])
+def test_lr_decay_lowers_the_learning_rate_linearly_to_zero_and_is_off_by_default(
+    toy_splits, tiny_translator, monkeypatch, lr_decay
+):
+    seen = []
+    original_step = torch.optim.Adam.step
+
+    def recording_step(self, *args, **kwargs):
+        seen.append(self.param_groups[0]["lr"])
+        return original_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
+    config = TrainConfig(max_epochs=2, batch_size=100, lr=1e-3, eval_every=100, lr_decay=lr_decay)
+    assert not TrainConfig().lr_decay
+    train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
+    planned = 2 * math.ceil(len(toy_splits.train) / 100)
+    expected = [1e-3 * (1 - step / planned) if lr_decay else 1e-3 for step in range(planned)]
+    assert seen == pytest.approx(expected)

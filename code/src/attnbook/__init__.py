@@ -9,6 +9,8 @@ enough to read in one sitting:
 - :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps (matplotlib and
   seaborn load when a figure is first styled or drawn, not on ``import attnbook``).
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
+- :mod:`attnbook.multihead`: ``MultiHeadAttention`` (checked against PyTorch's) and ``causal_mask``.
+- :mod:`attnbook.transformer`: a small Transformer encoder-decoder that trains with :mod:`attnbook.training`.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: sentence pairs, vocabularies, padded batches with masks.
 - :mod:`attnbook.grammar`: the toy English-French grammar with true alignments, and its splits.
@@ -35,12 +37,14 @@ from attnbook.checks import (
     check_additive_score,
     check_alignment_matrix,
     check_dot_product_attention,
+    check_local_attention,
     check_masked_softmax,
     check_softmax_jacobian,
 )
 from attnbook.data import SentencePair, Vocab
 from attnbook.display import SourceListing, glue, show_source
 from attnbook.grammar import ToyGrammar
+from attnbook.multihead import MultiHeadAttention, causal_mask
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
@@ -55,6 +59,7 @@ __all__ = [
     "Encoder",
     "LuongAttention",
     "LuongDecoder",
+    "MultiHeadAttention",
     "PlainDecoder",
     "ScaledDotProductAttention",
     "SentencePair",
@@ -67,9 +72,11 @@ __all__ = [
     "Vocab",
     "attention_heatmap",
     "attention_widget",
+    "causal_mask",
     "check_additive_score",
     "check_alignment_matrix",
     "check_dot_product_attention",
+    "check_local_attention",
     "check_masked_softmax",
     "check_softmax_jacobian",
     "decoder_stepper",

@@ -2,9 +2,9 @@
 
 - :func:`naive_attention` (a loop over target positions: the oracle) and :func:`sdpa_context` (PyTorch's
   fused ``scaled_dot_product_attention``) beside the package's :class:`~attnbook.ScaledDotProductAttention`.
-- Counting: :func:`attention_flops`, :func:`attention_weight_bytes`, :func:`precompute_multiply_adds`,
-  and :func:`fit_loglog_slope` for the exponent of a measured power law; :func:`check_attention_flops`
-  checks a reader's count.
+- Counting: :func:`attention_flops`, :func:`attention_weight_bytes`, :func:`precompute_multiply_adds`
+  and :func:`predicted_precompute_speedup`, and :func:`fit_loglog_slope` for the exponent of a measured
+  power law; :func:`check_attention_flops` checks a reader's count.
 
 >>> import torch
 >>> from attnbook.attention_cost import attention_flops, naive_attention, sdpa_context
@@ -112,6 +112,39 @@ def precompute_multiply_adds(
     per_step = attn_dim * query_dim + src_len * attn_dim + src_len * key_dim
     projection = src_len * attn_dim * key_dim
     return tgt_len * per_step + (projection if once else tgt_len * projection)
+
+
+def predicted_precompute_speedup(
+    src_len: int, tgt_len: int, query_dim: int, key_dim: int, attn_dim: int
+) -> float:
+    r"""The speed-up that counting multiply-adds predicts for projecting Bahdanau's keys once.
+
+    Over ``T`` decoder steps, the key projection :math:`U_a h_j` costs :math:`P = S\,d_a d_h` per
+    projection, and the rest of a step :math:`r = d_a d_s + S\,d_a + S\,d_h`. Projecting at every step
+    costs :math:`T(P + r)`; projecting once costs :math:`P + T r`. The prediction is their ratio,
+
+    .. math:: \frac{T\,(P + r)}{P + T\,r},
+
+    amortised over the ``T`` steps: it is 1 for a single step and approaches :math:`(P + r) / r` as
+    ``T`` grows. It is the ratio of :func:`precompute_multiply_adds` for the two ways.
+
+    Args:
+        src_len: ``S``, the source positions.
+        tgt_len: ``T``, the decoder steps that share one projection.
+        query_dim: ``d_s``, the decoder state's size.
+        key_dim: ``d_h``, the annotation's size.
+        attn_dim: ``d_a``, the alignment model's hidden size.
+
+    >>> sizes = dict(src_len=40, query_dim=256, key_dim=512, attn_dim=128)
+    >>> predicted_precompute_speedup(tgt_len=1, **sizes)  # one step: nothing to share
+    1.0
+    >>> round(predicted_precompute_speedup(tgt_len=10, **sizes), 2)  # T (P + r) / (P + T r)
+    8.36
+    """
+    sizes = (src_len, tgt_len, query_dim, key_dim, attn_dim)
+    if min(sizes) < 1:
+        raise ValueError(f"every size must be at least 1, got (S, T, d_s, d_h, d_a) = {sizes}")
+    return precompute_multiply_adds(*sizes, once=False) / precompute_multiply_adds(*sizes, once=True)
 
 
 def check_attention_flops(fn: Callable[[int, int, int, int, int], int]) -> CheckResult:

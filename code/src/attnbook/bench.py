@@ -48,7 +48,7 @@ from attnbook.attention import BahdanauAttention, ScaledDotProductAttention
 from attnbook.attention_cost import (
     attention_weight_bytes,
     naive_attention,
-    precompute_multiply_adds,
+    predicted_precompute_speedup,
     sdpa_context,
 )
 from attnbook.bench_grids import GRIDS, BenchGrid
@@ -183,8 +183,7 @@ def time_key_precompute(
         attn_dim,
         every_step=VariantTiming.from_timing(timings["every_step"]),
         once=VariantTiming.from_timing(timings["once"]),
-        predicted_speedup=precompute_multiply_adds(*sizes, once=False)
-        / precompute_multiply_adds(*sizes, once=True),
+        predicted_speedup=predicted_precompute_speedup(*sizes),
         max_abs_diff=max_diff,
     )
 

@@ -141,7 +141,7 @@ class PrecomputeTiming:
         batch, src_len, tgt_len, query_dim, key_dim, attn_dim: the sizes.
         every_step: the keys re-projected at every step.
         once: :meth:`~attnbook.BahdanauAttention.project_keys` once, ``projected_keys=`` at every step.
-        predicted_speedup: the ratio of the two ways' multiply-adds (:func:`precompute_multiply_adds`).
+        predicted_speedup: the ratio of the two ways' multiply-adds (:func:`predicted_precompute_speedup`).
         max_abs_diff: the largest difference between the two ways' contexts.
     """
 

@@ -239,8 +239,8 @@ def check_dot_product_attention(
 
     - ``query``: ``(batch, tgt_len, d)``; ``keys``: ``(batch, src_len, d)``;
       ``values``: ``(batch, src_len, value_dim)``;
-    - ``mask``: boolean ``(batch, src_len)``, **True = may attend**; every row has at least one
-      attendable position;
+    - ``mask``: boolean ``(batch, src_len)``, **True = may attend**; a row may have no attendable
+      position at all (an empty sentence), and then its weights and its context are all 0, not NaN;
     - ``context``: ``(batch, tgt_len, value_dim)``; ``attn_weights``: ``(batch, tgt_len, src_len)``.
 
     Args:
@@ -253,13 +253,24 @@ def check_dot_product_attention(
         A :class:`CheckResult`.
 
     >>> def my_attention(query, keys, values, mask):
+    ...     allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
     ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
-    ...     weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), float("-inf")), dim=-1)
+    ...     scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    ...     weights = torch.softmax(scores, dim=-1).masked_fill(~allowed, 0.0)
     ...     return weights @ values, weights
     >>> check_dot_product_attention(my_attention).passed
     True
     >>> check_dot_product_attention(my_attention, scaled=False).passed  # Luong's dot is not scaled
     False
+
+    Filling with ``-inf`` instead gives NaN on the fully masked row, and fails:
+
+    >>> def my_attention_with_minus_inf(query, keys, values, mask):
+    ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
+    ...     weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), float("-inf")), dim=-1)
+    ...     return weights @ values, weights
+    >>> print(check_dot_product_attention(my_attention_with_minus_inf))  # doctest: +ELLIPSIS
+    ✗ failed on case 5 of 5 (...; a fully masked row; ...): context differs ... got nan...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (batch, tgt_len, d, value_dim, lengths)
@@ -267,7 +278,9 @@ def check_dot_product_attention(
         (2, 3, 8, 5, [6, 6]),
         (3, 2, 16, 3, [5, 2, 4]),
         (2, 4, 6, 7, [1, 4]),
+        (3, 2, 5, 4, [5, 0, 3]),
     ]
+    fully_masked_hint = "row 1 has no position to attend to: its weights and context must be 0, not NaN"
     cases = []
     for batch, tgt_len, d, value_dim, lengths in specs:
         src_len = max(lengths)
@@ -277,9 +290,10 @@ def check_dot_product_attention(
         mask = _padding_mask(lengths, src_len)
         attn = ScaledDotProductAttention() if scaled else LuongAttention(d, d, score="dot")
         context, weights = attn(query.double(), keys.double(), values.double(), mask)
-        note = "padding" if min(lengths) < src_len else ""
+        note = "a fully masked row" if min(lengths) == 0 else "padding" if min(lengths) < src_len else ""
+        hint = fully_masked_hint if min(lengths) == 0 else ""
         inputs = (("query", query), ("keys", keys), ("values", values), ("mask", mask))
-        cases.append(_Case(inputs, (("context", context), ("attn_weights", weights)), note))
+        cases.append(_Case(inputs, (("context", context), ("attn_weights", weights)), note, hint))
     reference = "attnbook.ScaledDotProductAttention" if scaled else "attnbook.LuongAttention(score='dot')"
     return _run(fn, cases, reference)
 
@@ -306,6 +320,85 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> Che
         weights = torch.softmax(scores, dim=-1).float()
         cases.append(_Case((("attn_weights", weights),), (("jacobian", expected),), note))
     return _run(fn, cases, "autograd's Jacobian of torch.softmax")
+
+
+def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], seed: int = 0) -> CheckResult:
+    r"""Check a reader's weights of Luong's *local* attention around a predicted centre.
+
+    Luong et al. (2015) score only a window of the source around a centre :math:`p_i`: the weights are a
+    softmax over the positions :math:`j` with :math:`|j - p_i| \le D` that may be attended, multiplied by
+    a Gaussian :math:`\exp(-(j - p_i)^2 / (2\sigma^2))` with :math:`\sigma = D / 2`. They do not sum to
+    one. Positions outside the window or masked get 0, and a row whose window holds no attendable
+    position gets all 0, not NaN.
+
+    Expected signature: ``fn(scores, mask, centre, half_width) -> attn_weights``, with
+
+    - ``scores``: float32 ``(batch, src_len)``, the raw scores of every position;
+    - ``mask``: boolean ``(batch, src_len)``, **True = may attend**;
+    - ``centre``: float32 ``(batch,)``, :math:`p_i`, a real number in ``[0, src_len - 1]``;
+    - ``half_width``: the int :math:`D`;
+    - ``attn_weights``: ``(batch, src_len)``.
+
+    The cases include a centre between two positions, a window cut by the sentence's end, padding, and a
+    window that holds only padding. Returns a :class:`CheckResult`.
+
+    >>> def my_local_weights(scores, mask, centre, half_width):
+    ...     positions = torch.arange(scores.shape[-1], dtype=scores.dtype)
+    ...     distance = positions - centre.unsqueeze(-1)  # (batch, src_len)
+    ...     in_window = mask & (distance.abs() <= half_width)
+    ...     gaussian = torch.exp(-(distance**2) / (2 * (half_width / 2) ** 2))
+    ...     return masked_softmax(scores, in_window) * gaussian
+    >>> check_local_attention(my_local_weights).passed
+    True
+    """
+    generator = torch.Generator().manual_seed(seed)
+    specs = [  # (lengths, src_len, centres, D, note)
+        ([5], 5, [2.0], 1, ""),
+        ([9, 9], 9, [4.5, 1.25], 2, "a centre between two positions"),
+        ([8, 5], 8, [7.0, 4.0], 3, "a window cut by the sentence's end"),
+        ([10, 4, 7], 10, [3.0, 2.5, 6.0], 2, "padding"),
+        ([9, 2], 9, [4.0, 7.0], 1, "a window that holds only padding"),
+    ]
+    hints = {"a window that holds only padding": "row 1's window has no real position: its weights must be 0"}
+    cases = []
+    for lengths, src_len, centres, half_width, note in specs:
+        scores = torch.randn(len(lengths), src_len, generator=generator)
+        mask = _padding_mask(lengths, src_len)
+        centre = torch.tensor(centres)
+        expected = torch.zeros(len(lengths), src_len, dtype=torch.float64)
+        sigma = half_width / 2
+        for row in range(len(lengths)):  # one row and one position at a time: an oracle by the definition
+            window = [j for j in range(src_len) if mask[row, j] and abs(j - centres[row]) <= half_width]
+            if not window:
+                continue
+            exps = {j: torch.exp(scores[row, j].double()) for j in window}
+            total = sum(exps.values())
+            for j in window:
+                gaussian = torch.exp(
+                    torch.tensor(-((j - centres[row]) ** 2) / (2 * sigma**2), dtype=torch.float64)
+                )
+                expected[row, j] = exps[j] / total * gaussian
+        inputs = (("scores", scores), ("mask", mask), ("centre", centre))
+        case = _Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""))
+        cases.append((case, half_width))
+    return _run_with_width(fn, cases)
+
+
+def _run_with_width(fn: Callable[..., Tensor], cases: list[tuple[_Case, int]]) -> CheckResult:
+    # Each case has its own half-width D, an int passed after the tensors.
+    results = []
+    for number, (case, half_width) in enumerate(cases, start=1):
+        result = _run(lambda *tensors, width=half_width: fn(*tensors, width), [case], "")
+        if not result.passed:
+            where = f"case {number} of {len(cases)} (D = {half_width}; "
+            return CheckResult(False, result.message.replace("case 1 of 1 (", where, 1))
+        results.append(result)
+    notes = list(dict.fromkeys(case.note for case, _ in cases if case.note))
+    return CheckResult(
+        True,
+        f"✓ passed: {len(cases)} random cases agree with Luong's local attention, computed position by "
+        f"position (atol={ATOL:g}, rtol={RTOL:g}), including {', '.join(notes)}.",
+    )
 
 
 def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tensor]) -> CheckResult:

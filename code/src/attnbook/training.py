@@ -82,6 +82,7 @@ class TrainConfig:
         seed: seeds the initial weights (through :func:`~attnbook.runtime.set_seed`) and the batch order.
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
         keep_best: end with the weights of the lowest validation loss; false keeps the last ones.
+        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned.
 
     Raises:
         ValueError: a count below 1, or a negative learning rate or clipping norm.
@@ -97,6 +98,7 @@ class TrainConfig:
     seed: int = 0
     parallel_decoder: bool = True
     keep_best: bool = True
+    lr_decay: bool = False
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -189,6 +191,8 @@ def train(
     order = random.Random(config.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     planned = config.max_epochs * math.ceil(len(train_pairs) / config.batch_size)
+    decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
     history: list[LossRecord] = []
     val_history: list[LossRecord] = []
     steps = best_step = bad_checks = 0
@@ -224,6 +228,7 @@ def train(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
             optimizer.step()
+            scheduler.step()
             steps += 1
             bar.update(1)
             window += torch.stack([loss.detach() * count, correct.float(), count.float()])
