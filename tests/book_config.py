@@ -30,6 +30,11 @@ def toc_files() -> list[str]:
     return files
 
 
+def chapter_pages() -> list[str]:
+    """The chapters among the table of contents' files, in order: ``chapters/01_intuition``, ..."""
+    return [page for page in toc_files() if page.startswith("chapters/")]
+
+
 def load_cells(notebook: Path) -> list[dict]:
     return json.loads(notebook.read_text())["cells"]
 

@@ -16,11 +16,11 @@ from urllib.parse import urldefrag, urlsplit
 
 import pytest
 from book_browser import is_local
-from book_config import REPO_ROOT, book_config, toc_files
+from book_config import REPO_ROOT, book_config, chapter_pages, toc_files
 
 PAGES = toc_files()
 ROOT_PAGE = PAGES[0]
-CHAPTERS = [page for page in PAGES if page.startswith("chapters/")]
+CHAPTERS = chapter_pages()
 IN_SIDEBAR = PAGES[1:]  # every entry under a part of _toc.yml; the root page is the sidebar's home link
 
 

@@ -28,6 +28,7 @@ enough to read in one sitting:
 - :mod:`attnbook.alignment_metrics`: attention scored against true links: alignment error rate, mass on links.
 - :mod:`attnbook.capacity`: chapter 1's bottleneck experiment: copying random symbols through a fixed-size
   summary or through attention.
+- :mod:`attnbook.widgets`: interactive attention figures as self-contained HTML (hover, steppers, sliders).
 """
 
 from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
@@ -49,6 +50,7 @@ from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
 from attnbook.shapes import ShapeChecker
 from attnbook.translator import Translator
+from attnbook.widgets import attention_widget, decoder_stepper
 
 __all__ = [
     "BahdanauAttention",
@@ -69,6 +71,7 @@ __all__ = [
     "Translator",
     "Vocab",
     "attention_heatmap",
+    "attention_widget",
     "causal_mask",
     "check_additive_score",
     "check_alignment_matrix",
@@ -76,6 +79,7 @@ __all__ = [
     "check_local_attention",
     "check_masked_softmax",
     "check_softmax_jacobian",
+    "decoder_stepper",
     "get_device",
     "glue",
     "masked_softmax",

@@ -1,0 +1,214 @@
+"""The interactive widgets: self-contained, deterministic HTML that embeds exactly the numbers given.
+
+What the widgets do in a browser (hover, sliders, keys) is tested in tests/browser/test_widgets.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+import torch
+
+from attnbook.widgets import (
+    DECIMALS,
+    MAX_BYTES,
+    DecoderRun,
+    Widget,
+    attention_widget,
+    curve_slider,
+    decoder_stepper,
+    weights_slider,
+)
+
+SRC = ["the", "black", "cat", "sleeps", "<eos>"]
+TGT = ["le", "chat", "noir", "dort", "<eos>"]
+
+
+class _Elements(HTMLParser):
+    """Every start tag with its attributes, and the text of each <script>."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.scripts: list[tuple[dict, str]] = []
+        self._script: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self._script = dict(attrs)
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self.scripts.append((self._script, data))
+            self._script = None
+
+
+def parse(widget: Widget) -> _Elements:
+    parser = _Elements()
+    parser.feed(widget.html)
+    return parser
+
+
+def embedded(widget: Widget) -> dict:
+    (data,) = [text for attrs, text in parse(widget).scripts if attrs.get("type") == "application/json"]
+    return json.loads(data)
+
+
+def weights_matrix(seed: int = 0, shape=(4, 5)) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    return torch.softmax(torch.randn(*shape, generator=generator), dim=-1)
+
+
+def every_widget() -> list[Widget]:
+    weights = weights_matrix()
+    grid = np.linspace(0, 5, 41)
+    return [
+        attention_widget(weights, SRC, TGT[:4], scores=torch.log(weights), caption="a caption"),
+        decoder_stepper(
+            SRC,
+            {
+                "untrained": DecoderRun(
+                    weights, TGT[:4], scores=torch.log(weights), queries=torch.ones(4, 6)
+                ),
+                "trained": DecoderRun(weights_matrix(1), TGT[:4]),
+            },
+        ),
+        weights_slider(weights_matrix(2, (6, 5)), SRC, [10, 1, 0.3, 0.1, 0.03, 0.01]),
+        curve_slider(
+            grid, np.sin(grid)[None] * np.arange(1, 4)[:, None], [0.1, 0.2, 0.3], points=([1, 2], [0, 1])
+        ),
+    ]
+
+
+@pytest.mark.parametrize("widget", every_widget(), ids=lambda w: w.kind)
+def test_widget_html_is_self_contained(widget):
+    """Nothing to fetch: no URL but the SVG namespace name, no script or style loaded from elsewhere."""
+    urls = set(re.findall(r"(?:https?:)?//[\w.-]+[^\s\"')]*", widget.html))
+    assert urls <= {"http://www.w3.org/2000/svg"}, urls  # a namespace name, never requested
+    for tag, attrs in parse(widget).tags:
+        assert "src" not in attrs and "href" not in attrs, (tag, attrs)
+        assert tag not in {"link", "iframe", "img", "object", "embed"}, tag
+    assert widget.html.isascii()  # shows the same under any declared page encoding
+    assert "@import" not in widget.html and "url(" not in widget.html and "import(" not in widget.html
+
+
+@pytest.mark.parametrize("widget", every_widget(), ids=lambda w: w.kind)
+def test_widget_has_one_root_with_its_class_and_id(widget):
+    roots = [attrs for _, attrs in parse(widget).tags if "attention-widget" in attrs.get("class", "").split()]
+    assert len(roots) == 1
+    assert roots[0]["id"] == widget.name and roots[0]["data-kind"] == widget.kind
+    assert widget._repr_html_() == widget.html
+
+
+@pytest.mark.parametrize("widget", every_widget(), ids=lambda w: w.kind)
+def test_widget_is_under_the_size_limit(widget):
+    assert widget.size == len(widget.html.encode("utf-8")) < MAX_BYTES
+
+
+def test_same_input_gives_the_same_html_and_different_input_a_different_id():
+    first, second = every_widget(), every_widget()
+    assert [w.html for w in first] == [w.html for w in second]
+    other = attention_widget(weights_matrix(seed=7), SRC, TGT[:4])
+    assert other.name != first[0].name
+    assert len({w.name for w in first}) == len(first)
+    assert "random" not in "".join(w.html for w in first).lower()
+
+
+def test_name_gives_the_element_id():
+    widget = attention_widget(weights_matrix(), SRC, TGT[:4], name="Chapter 1: soft alignment")
+    assert widget.name == "aw-chapter-1-soft-alignment"
+    assert f'id="{widget.name}"' in widget.html
+    with pytest.raises(ValueError, match="name"):
+        attention_widget(weights_matrix(), SRC, TGT[:4], name="!!!")
+
+
+def test_embedded_matrix_equals_the_weights_given():
+    weights = weights_matrix(shape=(4, 5)).double()
+    scores = torch.log(weights)
+    data = embedded(attention_widget(weights, SRC, TGT[:4], scores=scores))
+    assert data["src"] == SRC and data["tgt"] == TGT[:4]
+    tolerance = 0.5 * 10**-DECIMALS + 1e-12
+    np.testing.assert_allclose(np.array(data["weights"]), weights.numpy(), rtol=0, atol=tolerance)
+    np.testing.assert_allclose(np.array(data["scores"]), scores.numpy(), rtol=0, atol=tolerance)
+
+
+def test_embedded_stepper_runs_equal_the_runs_given():
+    weights, queries = weights_matrix(), torch.linspace(-1, 1, 24).reshape(4, 6)
+    masked_scores = torch.log(weights).masked_fill(torch.tensor([False] * 4 + [True]), -math.inf)
+    widget = decoder_stepper(SRC, {"a": DecoderRun(weights, TGT[:4], scores=masked_scores, queries=queries)})
+    (run,) = embedded(widget)["runs"]
+    assert run["label"] == "a" and run["emitted"] == TGT[:4]
+    np.testing.assert_allclose(np.array(run["weights"]), weights.numpy(), atol=1e-4)
+    np.testing.assert_allclose(np.array(run["queries"]), queries.numpy(), atol=1e-4)
+    assert all(row[-1] is None for row in run["scores"])  # a masked score: -inf, shown as such
+    np.testing.assert_allclose(
+        np.array([r[:4] for r in run["scores"]]), masked_scores[:, :4].numpy(), atol=1e-4
+    )
+
+
+def test_single_run_stepper_has_no_toggle_label():
+    widget = decoder_stepper(SRC, DecoderRun(weights_matrix(), TGT[:4]))
+    assert [run["label"] for run in embedded(widget)["runs"]] == [""]
+
+
+def test_embedded_slider_frames_equal_the_frames_given():
+    frames, values = weights_matrix(3, (6, 5)), [10, 1, 0.3, 0.1, 0.03, 0.01]
+    data = embedded(weights_slider(frames, SRC, values, parameter="τ"))
+    assert data["values"] == values and data["parameter"] == "τ"
+    np.testing.assert_allclose(np.array(data["weights"]), frames.numpy(), atol=1e-4)
+    grid = np.linspace(0, 1, 11)
+    curves = np.stack([grid**k for k in range(1, 4)])
+    data = embedded(curve_slider(grid, curves, [1, 2, 3], reference=grid))
+    np.testing.assert_allclose(np.array(data["curves"]), curves, atol=1e-4)
+    np.testing.assert_allclose(np.array(data["x"]), grid, atol=1e-4)
+
+
+def test_tokens_are_escaped_not_injected():
+    widget = attention_widget(weights_matrix(shape=(1, 2)), ["</script><b>", "&"], ["x"], caption="<i>c</i>")
+    assert "</script><b>" not in widget.html and "<i>c</i>" not in widget.html
+    assert embedded(widget)["src"] == ["</script><b>", "&"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: attention_widget(weights_matrix(), SRC[:4], TGT[:4]),
+            r"src_tokens has 4 tokens .* 5 columns",
+        ),
+        (lambda: attention_widget(weights_matrix(), SRC, TGT), r"tgt_tokens has 5 tokens .* 4 rows"),
+        (lambda: attention_widget(torch.ones(5), SRC, TGT), r"weights must be 2-D, got shape \(5,\)"),
+        (
+            lambda: attention_widget(weights_matrix(), SRC, TGT[:4], scores=torch.ones(4, 4)),
+            "scores must have",
+        ),
+        (lambda: attention_widget(-weights_matrix(), SRC, TGT[:4]), "non-negative"),
+        (lambda: attention_widget(weights_matrix() * math.nan, SRC, TGT[:4]), "non-finite"),
+        (lambda: attention_widget(weights_matrix(), "the black cat", TGT[:4]), "not one string"),
+        (lambda: decoder_stepper(SRC[:3], DecoderRun(weights_matrix(), TGT[:4])), "3 tokens"),
+        (lambda: decoder_stepper(SRC, DecoderRun(weights_matrix(), TGT[:3])), "emitted"),
+        (
+            lambda: decoder_stepper(SRC, DecoderRun(weights_matrix(), TGT[:4], queries=torch.ones(3, 2))),
+            "queries",
+        ),
+        (lambda: decoder_stepper(SRC, {}), "empty"),
+        (lambda: weights_slider(weights_matrix(), SRC, [1, 2]), "values has 2 entries"),
+        (lambda: curve_slider([0, 1], [[0, 1, 2]], [1]), "curves has 3 columns"),
+        (lambda: curve_slider([1, 0], [[0, 1]], [1]), "increasing"),
+    ],
+)
+def test_bad_input_gives_a_clear_error(make, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        make()
+
+
+def test_too_large_a_widget_is_refused():
+    grid = np.linspace(0, 1, 1000)
+    with pytest.raises(ValueError, match=f"over the limit of {MAX_BYTES:,}"):
+        curve_slider(grid, np.random.default_rng(0).random((20, 1000)), np.arange(20))
