@@ -1,5 +1,6 @@
-"""The package's command line: ``train`` trains chapter 6's model and prints its metrics; ``bench`` measures
-the cost of attention (the appendix).
+"""The package's command line: ``train`` trains chapter 6's model (or, with ``--corpus``, a model of real
+sentences) and prints its metrics; ``evaluate`` and ``translate`` use a saved model (see
+:mod:`attnbook.realcli`); ``bench`` measures the cost of attention (the appendix).
 
 Examples::
 
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
-from attnbook import bench
+from attnbook import bench, realcli
 from attnbook.runtime import get_device
 from attnbook.seq2seq import ATTENTION_KINDS
 from attnbook.training import ExperimentConfig, TrainConfig, run_experiment, save_checkpoint
@@ -37,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_command(commands)
     add_bench_command(commands)
+    realcli.add_evaluate_command(commands)
+    realcli.add_translate_command(commands)
     return parser
 
 
@@ -76,12 +79,16 @@ def add_train_command(commands: argparse._SubParsersAction) -> None:
         "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
     )
     train.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    realcli.add_corpus_options(train)
     train.set_defaults(handler=run_train)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Train, evaluate, print the metrics (as text, and as JSON on the last line with ``--json``)."""
     import torch
+
+    if realcli.wants_corpus(args):
+        return realcli.run_train_corpus(args)
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)

@@ -243,13 +243,22 @@ class LuongDecoder(_Decoder):
     Args:
         score: a :class:`~attnbook.attention.LuongAttention` score; ``"general"`` (default) allows
             ``dec_dim != enc_dim``.
+        max_src_len: the most source positions (``<eos>`` included); needed by ``score="location"`` only.
     """
 
     def __init__(
-        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int, score: str = "general"
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        enc_dim: int,
+        score: str = "general",
+        max_src_len: int | None = None,
     ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
-        self.attention = LuongAttention(query_dim=hidden_dim, key_dim=enc_dim, score=score)
+        self.attention = LuongAttention(
+            query_dim=hidden_dim, key_dim=enc_dim, score=score, max_src_len=max_src_len
+        )
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
         self.out = nn.Linear(hidden_dim, vocab_size)
@@ -323,7 +332,8 @@ class Seq2Seq(nn.Module):
         if config.attention == "bahdanau":
             self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
         elif config.attention == "luong":
-            self.decoder = LuongDecoder(*sizes, score=config.luong_score)
+            # + 1: the source ends with <eos>, one more position than max_src_len words
+            self.decoder = LuongDecoder(*sizes, score=config.luong_score, max_src_len=config.max_src_len + 1)
         else:
             self.decoder = PlainDecoder(*sizes)
 
