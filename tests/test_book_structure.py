@@ -66,7 +66,8 @@ def test_chapter_has_exercises_with_collapsed_solutions(notebook):
     assert solutions, f"{notebook.name}: no solution cells ('# @title Solution ...')"
     for cell in solutions:
         assert 'display-mode: "form"' in source(cell).splitlines()[0], "collapse the solution in Colab"
-        assert "hide-input" in cell.get("metadata", {}).get("tags", []), "collapse the solution in the HTML"
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        assert tags & {"hide-input", "hide-cell"}, "collapse the solution in the HTML"
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)

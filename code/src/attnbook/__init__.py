@@ -10,7 +10,10 @@ enough to read in one sitting:
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: the toy English-French grammar with true alignments, vocabularies, padded batches.
-- :mod:`attnbook.corpus`: the Tatoeba English-French loader and the sample shipped with the package.
+- :mod:`attnbook.corpus`: the Tatoeba English-French loader and the real pairs shipped with the package.
+- :mod:`attnbook.realdata`: real sentences: the split by English sentence, multi-reference BLEU and chrF,
+  unknown-word replacement through attention; :mod:`attnbook.realcli`: ``train --corpus``, ``evaluate``
+  and ``translate`` on the command line.
 - :mod:`attnbook.seq2seq`: the bidirectional encoder, the Bahdanau, Luong and no-attention decoders, search.
 - :mod:`attnbook.training`: training, evaluation (BLEU, alignment accuracy), checkpoints, chapter 6's run;
   ``python -m attnbook train`` runs it from a terminal.

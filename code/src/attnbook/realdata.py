@@ -33,6 +33,9 @@ from attnbook.seq2seq import Hypothesis, Seq2Seq, Seq2SeqConfig, beam_search, gr
 from attnbook.training import TrainConfig, TrainResult, train
 
 UNK = "<unk>"
+UNK_SCORED = "UNK"
+"""How a ``<unk>`` is written for scoring: one upper-case token, which no lower-cased reference contains
+(``sacrebleu``'s tokeniser would split ``<unk>`` into three tokens and lengthen the translation)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -152,6 +155,8 @@ def score_against_references(
 ) -> MultiReferenceScore:
     """Score tokenised translations against all the reference translations of each sentence.
 
+    A ``<unk>`` in a translation is scored as one token that matches nothing (:data:`UNK_SCORED`).
+
     Args:
         hypotheses: one tokenised translation per sentence.
         references: for each sentence, one or more tokenised reference translations.
@@ -165,7 +170,7 @@ def score_against_references(
         raise ValueError("cannot score no sentences")
     if any(len(r) == 0 for r in references):
         raise ValueError("every sentence needs at least one reference translation")
-    texts = [detokenize_french(h) for h in hypotheses]
+    texts = [detokenize_french([UNK_SCORED if t == UNK else t for t in h]) for h in hypotheses]
     depth = max(len(r) for r in references)
     # sacrebleu takes one stream per reference position; None where a sentence has fewer references
     streams = [[detokenize_french(r[k]) if k < len(r) else None for r in references] for k in range(depth)]
@@ -342,12 +347,12 @@ class RealConfig:
     test_fraction: float = 0.1
     val_fraction: float = 0.05
     split_seed: int = 0
-    emb_dim: int = 128
-    hidden_dim: int = 160
-    attn_dim: int = 96
+    emb_dim: int = 96
+    hidden_dim: int = 128
+    attn_dim: int = 64
     max_src_len: int = 25
     train: TrainConfig = field(
-        default_factory=lambda: TrainConfig(max_epochs=12, batch_size=64, eval_every=200, patience=3)
+        default_factory=lambda: TrainConfig(max_epochs=12, batch_size=128, lr=5e-3, eval_every=100, patience=3)
     )
 
 
