@@ -221,3 +221,12 @@ def test_the_process_exits_with_status_2_and_no_traceback(tmp_path):
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and done.stderr.startswith("error:")
+
+
+def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
+    args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1000", "--seed", "3"])
+    config = realcli.real_config_from_args(args, 18065)
+    per_epoch = -(-round(18065 * (1 - config.test_fraction - config.val_fraction)) // config.train.batch_size)
+    assert config.train.max_epochs == -(-1000 // per_epoch) and config.train.seed == 3
+    args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1"])
+    assert realcli.real_config_from_args(args, 18065).train.max_epochs == 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from dataclasses import replace
@@ -143,13 +144,14 @@ def wants_corpus(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "corpus", None) or getattr(args, "corpus_file", None))
 
 
-def real_config_from_args(args: argparse.Namespace, n_train_pairs: int) -> RealConfig:
-    """The :class:`~attnbook.realdata.RealConfig` that ``train``'s options ask for."""
+def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
+    """The :class:`~attnbook.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``."""
     defaults = RealConfig()
     train_config = replace(defaults.train, seed=args.seed)
-    if args.steps is not None:
-        per_epoch = max(1, -(-n_train_pairs // train_config.batch_size))
-        train_config = replace(train_config, max_epochs=max(1, -(-args.steps // per_epoch)))
+    if args.steps is not None:  # whole epochs of the (approximate) training share of the pairs
+        n_train_pairs = n_pairs * (1 - defaults.test_fraction - defaults.val_fraction)
+        per_epoch = max(1, math.ceil(n_train_pairs / train_config.batch_size))
+        train_config = replace(train_config, max_epochs=math.ceil(args.steps / per_epoch))
     return replace(defaults, attention=args.attention, hidden_dim=args.hidden_dim, train=train_config)
 
 
@@ -160,7 +162,7 @@ def run_train_corpus(args: argparse.Namespace) -> int:
         corpus = read_corpus(path)
         if args.threads is not None:
             torch.set_num_threads(args.threads)
-        config = real_config_from_args(args, int(len(corpus.pairs) * (1 - 0.15)))
+        config = real_config_from_args(args, len(corpus.pairs))
         experiment = run_real_experiment(corpus.pairs, config, device=args.device, progress=args.progress)
     except (InputError, ValueError) as error:  # ValueError: too few English sentences to split
         return _fail(error)

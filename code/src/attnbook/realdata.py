@@ -352,7 +352,9 @@ class RealConfig:
     attn_dim: int = 64
     max_src_len: int = 25
     train: TrainConfig = field(
-        default_factory=lambda: TrainConfig(max_epochs=12, batch_size=128, lr=5e-3, eval_every=100, patience=3)
+        default_factory=lambda: TrainConfig(
+            max_epochs=12, batch_size=128, lr=5e-3, eval_every=100, patience=3
+        )
     )
 
 
