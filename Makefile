@@ -1,17 +1,18 @@
 # The book's two commands (see README.md):
-#   make book   set up .venv if needed, execute every chapter, build the HTML book into _build/html/
+#   make book   set up .venv if needed, execute the chapters that changed, build the HTML book into _build/html/
 #   make test   set up .venv if needed, run every test: ruff, the package's unit tests, the book's
 #               own guards, every chapter under nbval, the book build with warnings as errors, and
 #               every built page in headless Chromium with no network (screenshots: _build/screenshots/)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
+#   make gpu-check  every chapter as a plain script on the device at hand (no Jupyter needed)
 
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build browser clean help
+.PHONY: book test lint unit chapters build browser gpu-check clean help
 
 help:
-	@sed -n '1,6p' Makefile
+	@sed -n '1,7p' Makefile
 
 book:
 	@PYTHON=$(PYTHON) tools/setup_env.sh book
@@ -28,18 +29,28 @@ test:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck .github/workflows/*.yml
 
 # Unit tests, the book's guards and the Colab rehearsal (tests/), then every chapter under nbval,
 # in one pytest run so that one summary line counts them all. Two workers, one file each at a time
 # (--dist loadfile keeps a notebook's cells together), each on one thread so they do not fight.
+# tools/nbval_cache.py stores each chapter that passes in the book's cache of executed chapters, so
+# that the build which follows does not execute it again.
 unit:
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests chapters --nbval-lax
+	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -p nbval_cache -n 2 --dist loadfile tests code/src/attnbook chapters --nbval-lax
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
 browser:
 	@tools/install_browser.sh
 	$(BIN)/python -m pytest tests/browser
+
+# Every chapter as a plain Python script, assertions on, on the device at hand (CUDA, then MPS, then
+# the CPU), with a table of times and the device. Needs torch and the package's dependencies only:
+# it is how the chapters are checked on a GPU machine with no Jupyter. GPU_PYTHON chooses the Python.
+GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+gpu-check:
+	$(GPU_PYTHON) tools/gpu_check.py
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

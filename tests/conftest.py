@@ -1,5 +1,5 @@
-"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, and a one-thread
-fixture for tests that train tiny models."""
+"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, a one-thread fixture
+for tests that train tiny models, and the one tiny-model fixture (``tiny_translator``) with its data."""
 
 from pathlib import Path
 
@@ -33,3 +33,66 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def toy_splits():
+    """Small disjoint splits of the toy grammar (short sentences: tiny models learn them in seconds)."""
+    from attnbook.grammar import make_splits
+
+    return make_splits(240, 40, 40, seed=5, max_src_len=8)
+
+
+@pytest.fixture(scope="session")
+def toy_vocabs(toy_splits):
+    """The source and target vocabularies of ``toy_splits``' training pairs."""
+    from attnbook.data import Vocab
+
+    train = toy_splits.train
+    return Vocab.build(p.source for p in train), Vocab.build(p.target for p in train)
+
+
+@pytest.fixture
+def tiny_translator(toy_vocabs):
+    """Make a tiny untrained :class:`~attnbook.translator.Translator` over ``toy_vocabs``:
+    ``tiny_translator(attention="bahdanau", seed=0, **sizes)``, seeded, on the CPU."""
+    from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
+    from attnbook.translator import Translator
+
+    def make(attention: str = "bahdanau", seed: int = 0, **sizes):
+        torch.manual_seed(seed)
+        src_vocab, tgt_vocab = toy_vocabs
+        sizes = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, **sizes}
+        config = Seq2SeqConfig(len(src_vocab), len(tgt_vocab), attention=attention, **sizes)
+        return Translator(Seq2Seq(config), src_vocab, tgt_vocab)
+
+    return make
+
+
+SUMMARY_KEYS = frozenset(
+    {
+        "exact_match",
+        "token_accuracy",
+        "bleu",
+        "chrf",
+        "alignment_accuracy",
+        "alignment_by_category",
+        "exact_match_by_length",
+        "count_by_length",
+        "n_unknown",
+        "train_seconds",
+        "train_steps",
+        "best_step",
+        "stopped_early",
+        "config",
+        "train_config",
+        "device",
+        "attention",
+    }
+)
+
+
+@pytest.fixture
+def summary_keys():
+    """The keys of ``python -m attnbook train --json`` (a public interface: scripts read them)."""
+    return SUMMARY_KEYS

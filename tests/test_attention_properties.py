@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_attention import MODULE_KINDS, make_attention, naive_attention
+from oracles import MODULE_KINDS, make_attention, naive_attention
 
 from attnbook import masked_softmax
 

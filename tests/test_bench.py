@@ -10,25 +10,20 @@ import torch
 
 from attnbook import ScaledDotProductAttention
 from attnbook.__main__ import main
-from attnbook.bench import (
-    GRIDS,
-    VARIANTS,
+from attnbook.attention_cost import (
     attention_flops,
     attention_weight_bytes,
     check_attention_flops,
-    default_grid,
     fit_loglog_slope,
-    format_report,
-    load_result,
     naive_attention,
-    packaged_result,
     precompute_multiply_adds,
-    run_benchmark,
-    save_result,
     sdpa_context,
-    time_interleaved,
-    time_key_precompute,
 )
+from attnbook.bench import run_benchmark, time_key_precompute
+from attnbook.bench_grids import GRIDS, VARIANTS, default_grid
+from attnbook.bench_report import format_report, load_result, packaged_result, save_result
+from attnbook.bench_results import BenchmarkResult
+from attnbook.timing import time_interleaved
 
 CPU = torch.device("cpu")
 
@@ -41,8 +36,14 @@ def _restore_threads():
 
 
 @pytest.fixture(scope="module")
-def tiny_result():
+def tiny_run():
     return run_benchmark("tiny", device="cpu", threads=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_result(tiny_run):
+    """The run as the JSON that ``bench --json`` prints: the tests below pin its keys."""
+    return json.loads(json.dumps(tiny_run.to_dict()))
 
 
 def test_naive_loop_equals_the_package_within_tolerance():
@@ -164,8 +165,9 @@ def test_precompute_measurement_compares_like_with_like():
     result = time_key_precompute(
         CPU, repeats=1, batch=2, src_len=5, tgt_len=3, query_dim=4, key_dim=6, attn_dim=3
     )
-    assert result["max_abs_diff"] == 0.0
-    assert result["predicted_speedup"] == pytest.approx(
+    assert result.max_abs_diff == 0.0
+    assert result.speedup == result.every_step.seconds / result.once.seconds
+    assert result.predicted_speedup == pytest.approx(
         precompute_multiply_adds(5, 3, 4, 6, 3, once=False)
         / precompute_multiply_adds(5, 3, 4, 6, 3, once=True)
     )
@@ -201,24 +203,48 @@ def test_loglog_slope_recovers_the_exponent():
         fit_loglog_slope([2.0, 2.0], [1.0, 3.0])
 
 
-def test_saved_result_loads_back_unchanged(tiny_result, tmp_path):
-    path = save_result(tiny_result, tmp_path / "nested" / "bench_cpu.json")
-    assert load_result(path) == json.loads(json.dumps(tiny_result))
+def test_saved_result_loads_back_unchanged(tiny_run, tiny_result, tmp_path):
+    path = save_result(tiny_run, tmp_path / "nested" / "bench_cpu.json")
+    loaded = load_result(path)
+    assert isinstance(loaded, BenchmarkResult) and loaded.to_dict() == tiny_result
+    assert loaded.point(8, 16).seconds("package") == tiny_run.point(8, 16).seconds("package")
     not_a_result = tmp_path / "other.json"
     not_a_result.write_text('{"hello": 1}')
-    with pytest.raises(ValueError, match="not a benchmark result"):
+    with pytest.raises(ValueError, match=r"other\.json is not a benchmark result: it lacks") as caught:
         load_result(not_a_result)
+    assert "sdpa_ratio" not in str(caught.value) and "grid" in str(caught.value)
+
+
+def test_the_typed_result_reads_like_its_json(tiny_run, tiny_result):
+    assert tiny_run.sdpa_ratio == tiny_result["sdpa_ratio"]
+    assert tiny_run.environment.threads == tiny_result["threads"] == 1
+    for point, values in zip(tiny_run.grid, tiny_result["grid"], strict=True):
+        assert (
+            point.seconds("naive") == values["naive_s"]
+            and point.package_over_sdpa == values["package_over_sdpa"]
+        )
+    with pytest.raises(KeyError, match="tgt_len=3"):
+        tiny_run.point(3, 3)
+
+
+def test_the_shipped_cuda_result_loads_and_writes_back_the_same_json():
+    from importlib import resources
+
+    shipped = json.loads(
+        (resources.files("attnbook") / "data" / "bench_cuda.json").read_text(encoding="utf-8")
+    )
+    assert BenchmarkResult.from_dict(shipped).to_dict() == shipped
 
 
 def test_packaged_result_is_none_when_absent_and_a_cuda_run_when_present():
     assert packaged_result("no_such_file.json") is None
     recorded = packaged_result()
     if recorded is not None:
-        assert recorded["device"] == "cuda" and recorded["grid"]
+        assert recorded.environment.device == "cuda" and recorded.grid
 
 
-def test_report_quotes_both_ratios_and_every_grid_point(tiny_result):
-    report = format_report(tiny_result)
+def test_report_quotes_both_ratios_and_every_grid_point(tiny_run, tiny_result):
+    report = format_report(tiny_run)
     assert f"sdpa_ratio {tiny_result['sdpa_ratio']:.2f}" in report
     assert f"precompute_speedup {tiny_result['precompute_speedup']:.2f}" in report
     assert len([line for line in report.splitlines() if line.strip()[:1].isdigit()]) == len(
@@ -233,7 +259,7 @@ def test_bench_command_json_is_the_last_line_and_save_writes_the_same(tmp_path, 
     summary = json.loads(lines[-1])
     assert {"sdpa_ratio", "precompute_speedup", "grid", "threads", "device_name"} <= set(summary)
     assert summary["grid_config"]["name"] == "tiny"
-    assert load_result(path) == summary
+    assert load_result(path).to_dict() == summary
     assert any("sdpa_ratio" in line for line in lines[:-1])  # the readable table comes first
 
 

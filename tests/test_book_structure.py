@@ -66,8 +66,12 @@ def test_chapter_has_exercises_with_collapsed_solutions(notebook):
     assert solutions, f"{notebook.name}: no solution cells ('# @title Solution ...')"
     for cell in solutions:
         assert 'display-mode: "form"' in source(cell).splitlines()[0], "collapse the solution in Colab"
-        tags = set(cell.get("metadata", {}).get("tags", []))
-        assert tags & {"hide-input", "hide-cell"}, "collapse the solution in the HTML"
+        tags = cell.get("metadata", {}).get("tags", [])
+        # hide-input would fold the code only and leave the answer (the cell's output) in the page.
+        assert "hide-cell" in tags, f"{notebook.name}: tag the solution 'hide-cell' (code and output folded)"
+        assert "hide-input" not in tags and "hide-output" not in tags, (
+            f"{notebook.name}: a solution is folded whole by 'hide-cell' alone, not 'hide-input'/'hide-output'"
+        )
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)
@@ -83,7 +87,7 @@ def test_chapter_imports_the_package_and_redefines_none_of_its_classes(notebook)
 
 def test_book_executes_every_chapter_from_a_temporary_folder_and_fails_on_errors():
     execute = book_config()["execute"]
-    assert execute["execute_notebooks"] == "force"
+    assert execute["execute_notebooks"] == "cache", "tools/book_cache.py keys that cache; see README"
     assert execute["run_in_temp"] is True, (
         "chapters must not depend on their own folder (Colab runs in /content)"
     )
@@ -103,3 +107,64 @@ def test_requirements_pin_jupyter_book_1_and_leave_torch_to_the_user():
     assert "jupyter-book>=1.0.4.post1,<2" in requirements
     package = (REPO_ROOT / "code" / "pyproject.toml").read_text()
     assert re.search(r'"torch(>=[\d.]+)?"', package), "the package must not pin torch to one version"
+
+
+# What each BibTeX entry type needs to be printed in full (BibTeX's required fields; for @misc, which
+# requires none, a title, a year and where to find the work).
+REQUIRED_FIELDS = {
+    "article": {"author", "title", "journal", "year"},
+    "inproceedings": {"author", "title", "booktitle", "year"},
+    "incollection": {"author", "title", "booktitle", "publisher", "year"},
+    "book": {"title", "publisher", "year"},
+    "misc": {"title", "year"},
+}
+
+
+def bibliography_entries() -> dict:
+    from pybtex.database import parse_file
+
+    return dict(parse_file(str(REPO_ROOT / "references.bib"), bib_format="bibtex").entries)
+
+
+def cited_keys() -> set[str]:
+    """Every key cited with {cite}, {cite:p}, {cite:t}... in the pages of the table of contents."""
+    keys: set[str] = set()
+    for name in toc_files():
+        page = REPO_ROOT / f"{name}.md"
+        if page.exists():
+            texts = [page.read_text()]
+        else:
+            notebook = REPO_ROOT / f"{name}.ipynb"
+            texts = [source(cell) for cell in load_cells(notebook) if cell["cell_type"] == "markdown"]
+        for text in texts:
+            for group in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", text):
+                keys.update(key.strip() for key in group.split(","))
+    return keys
+
+
+def test_every_bibliography_entry_is_cited_and_every_citation_exists():
+    entries = set(bibliography_entries())
+    cited = cited_keys()
+    assert cited - entries == set(), f"cited but not in references.bib: {sorted(cited - entries)}"
+    assert entries - cited == set(), (
+        f"in references.bib but cited on no page: {sorted(entries - cited)}; cite them where they "
+        "belong (bibliography.md lists further reading in prose) or remove them"
+    )
+
+
+def test_bibliography_entries_have_the_fields_their_type_needs():
+    problems = []
+    for key, entry in bibliography_entries().items():
+        fields = {name.lower() for name in entry.fields} | {role.lower() for role in entry.persons}
+        if entry.type == "book" and not fields & {"author", "editor"}:
+            problems.append(f"{key}: a book needs an author or an editor")
+        missing = REQUIRED_FIELDS.get(entry.type, set()) - fields
+        if entry.type not in REQUIRED_FIELDS:
+            problems.append(f"{key}: unexpected entry type @{entry.type}")
+        elif missing:
+            problems.append(f"{key} (@{entry.type}) lacks {sorted(missing)}")
+        if entry.type == "misc" and not fields & {"url", "eprint", "howpublished"}:
+            problems.append(f"{key}: say where to find it (url, eprint or howpublished)")
+        if "arxiv" in entry.fields.get("journal", "").lower():
+            problems.append(f"{key}: an arXiv preprint is @misc with eprint, not an @article in a 'journal'")
+    assert not problems, "\n".join(problems)

@@ -6,7 +6,6 @@ import sys
 
 import pytest
 import torch
-from contracts import REQUIRED_SUMMARY_KEYS
 
 from attnbook.__main__ import build_parser, main
 
@@ -34,11 +33,11 @@ def _restore_threads():
 
 
 @pytest.mark.parametrize("attention", ["bahdanau", "luong", "none"])
-def test_train_json_ends_with_one_object_holding_every_metric(attention, capsys):
+def test_train_json_ends_with_one_object_holding_every_metric(attention, capsys, summary_keys):
     assert main(["train", "--attention", attention, "--device", "cpu", "--json", *TINY]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     summary = json.loads(out[-1])
-    assert set(summary) >= REQUIRED_SUMMARY_KEYS
+    assert set(summary) == summary_keys
     assert summary["attention"] == attention and summary["device"] == "cpu"
     assert sum(summary["count_by_length"].values()) == 30
     assert set(summary["exact_match_by_length"]) == set(summary["count_by_length"])
@@ -57,19 +56,21 @@ def test_train_without_json_prints_text_only(capsys):
 
 
 def test_train_saves_a_checkpoint_that_loads(tmp_path, capsys):
-    from attnbook.training import load_checkpoint
+    from attnbook.translator import Translator
 
     path = tmp_path / "model.pt"
-    assert main(["train", "--device", "cpu", "--save", str(path), *TINY]) == 0
-    model, src_vocab, _ = load_checkpoint(path, device="cpu")
-    assert model.config.hidden_dim == 8 and len(src_vocab) > 4
+    assert main(["train", "--device", "cpu", "--save", str(path), "--luong-score", "concat", *TINY]) == 0
+    translator = Translator.load(path, device="cpu")
+    assert translator.model.config.hidden_dim == 8 and len(translator.src_vocab) > 4
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["train", "--attention", "dot"], "invalid choice"),
-        (["train", "--epochs", "0"], "must be a positive integer, got 0"),
+        (["train", "--epochs", "0"], "must be at least 1, got 0"),
+        (["train", "--batch-size", "-3"], "must be at least 1, got -3"),
+        (["train", "--luong-score", "cosine"], "invalid choice"),
         (["bench", "--device", "tpu"], "invalid choice"),
         (["bench", "--threads", "0"], "must be a positive integer, got 0"),
     ],
@@ -87,6 +88,12 @@ def test_asking_for_cuda_without_it_is_a_clear_error(command, capsys):
     assert "cuda" in capsys.readouterr().err.lower()
 
 
+def test_an_impossible_combination_of_flags_is_one_clear_error(capsys):
+    assert main(["train", "--attention", "luong", "--luong-score", "dot", "--device", "cpu", *TINY]) == 2
+    error = capsys.readouterr().err
+    assert "luong_score='dot'" in error and "general" in error
+
+
 def test_module_runs_as_a_program():
     result = subprocess.run(
         [sys.executable, "-m", "attnbook", "train", "--help"],
@@ -96,4 +103,14 @@ def test_module_runs_as_a_program():
         timeout=120,
     )
     assert result.returncode == 0
-    assert "--attention" in result.stdout and "--json" in result.stdout
+    for flag in (
+        "--attention",
+        "--json",
+        "--lr",
+        "--batch-size",
+        "--luong-score",
+        "--hidden-dim",
+        "--epochs",
+        "--seed",
+    ):
+        assert flag in result.stdout

@@ -15,7 +15,7 @@ from attnbook.__main__ import build_parser, main
 from attnbook.corpus import shipped_path
 from attnbook.data import Vocab
 from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
-from attnbook.training import load_checkpoint, save_checkpoint
+from attnbook.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -53,8 +53,7 @@ def test_train_on_a_corpus_file_reports_held_out_scores_as_json(tiny_corpus, tmp
         tiny_corpus.read_text().splitlines()
     )
     assert summary["train_steps"] >= 1 and summary["corpus"] == str(tiny_corpus)
-    model, _, _ = load_checkpoint(path, device="cpu")
-    assert model.config.hidden_dim == 8
+    assert Translator.load(path, device="cpu").model.config.hidden_dim == 8
 
 
 def test_train_corpus_tatoeba_names_the_shipped_file(monkeypatch, capsys):
@@ -203,7 +202,7 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_without_unsafe_advice(
 def test_a_sentence_longer_than_a_location_model_allows_is_refused(tmp_path, capsys):
     vocab = Vocab(["i", "am", "cold", "."])
     config = Seq2SeqConfig(len(vocab), len(vocab), attention="luong", luong_score="location", max_src_len=4)
-    path = save_checkpoint(tmp_path / "location.pt", Seq2Seq(config), vocab, vocab)
+    path = Translator(Seq2Seq(config), vocab, vocab).save(tmp_path / "location.pt")
     assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am cold."]) == 0
     capsys.readouterr()
     assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am very cold today."]) == 2

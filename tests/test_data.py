@@ -5,17 +5,8 @@ import random
 import pytest
 import torch
 
-from attnbook.data import (
-    CATEGORIES,
-    LENGTH_BUCKETS,
-    SentencePair,
-    Vocab,
-    generate_pairs,
-    iterate_batches,
-    length_bucket,
-    make_batch,
-    make_splits,
-)
+from attnbook.data import LENGTH_BUCKETS, SentencePair, Vocab, iterate_batches, length_bucket, make_batch
+from attnbook.grammar import CATEGORIES, generate_pairs, make_splits
 
 MASCULINE = {"chat", "chien", "cheval", "canard", "garçon", "livre", "gâteau", "jardin"}
 FEMININE = {"fille", "femme", "souris", "vache", "voiture", "maison", "balle", "lettre"}

@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -79,3 +82,12 @@ def test_book_style_sets_the_figure_defaults():
     set_book_style()
     assert plt.rcParams["figure.dpi"] == 110
     assert plt.rcParams["axes.spines.top"] is False
+
+
+def test_importing_the_package_loads_no_plotting_library_until_a_figure_is_drawn():
+    probe = (
+        "import sys, attnbook; loaded = lambda: sorted({'matplotlib', 'seaborn'} & set(sys.modules)); "
+        "print(loaded()); attnbook.set_book_style(); print(loaded())"
+    )
+    lines = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert lines.split("\n")[:2] == ["[]", "['matplotlib', 'seaborn']"]

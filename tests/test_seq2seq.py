@@ -1,20 +1,20 @@
-"""The encoder, the three decoders, greedy and beam search, and translating one sentence."""
+"""The encoder, the three decoders, the configuration's checks, and greedy and beam search."""
 
 import math
 
 import pytest
 import torch
 
-from attnbook.data import SentencePair, Vocab, generate_pairs, make_batch
+from attnbook.data import SentencePair, Vocab, make_batch
+from attnbook.grammar import generate_pairs
+from attnbook.search import beam_search, greedy_decode
 from attnbook.seq2seq import (
     BahdanauDecoder,
     LuongDecoder,
     PlainDecoder,
     Seq2Seq,
     Seq2SeqConfig,
-    beam_search,
-    greedy_decode,
-    translate,
+    evaluating,
 )
 
 KINDS = ("bahdanau", "luong", "none")
@@ -45,6 +45,40 @@ def tiny_model(kind: str, vocabs, seed: int = 0, dtype=torch.float64) -> Seq2Seq
 def test_config_rejects_an_unknown_attention():
     with pytest.raises(ValueError, match="attention must be one of"):
         Seq2SeqConfig(10, 10, attention="dot")
+
+
+@pytest.mark.parametrize(
+    ("choices", "fact"),
+    [
+        ({"attention": "luong", "luong_score": "dot"}, "luong_score='general'"),
+        ({"attention": "luong", "luong_score": "location", "max_src_len": None}, "needs max_src_len"),
+        ({"attention": "luong", "luong_score": "cosine"}, "luong_score must be one of"),
+        ({"hidden_dim": 0}, "hidden_dim must be positive"),
+    ],
+)
+def test_config_refuses_an_impossible_combination_when_built(choices, fact):
+    with pytest.raises(ValueError, match=fact):
+        Seq2SeqConfig(10, 10, **choices)
+
+
+@pytest.mark.parametrize("score", ["general", "concat", "location"])
+def test_every_possible_luong_score_runs(score, pairs, vocabs):
+    src_vocab, tgt_vocab = vocabs
+    config = Seq2SeqConfig(
+        len(src_vocab), len(tgt_vocab), attention="luong", luong_score=score, max_src_len=12
+    )
+    model = Seq2Seq(config)
+    batch = make_batch(pairs[:3], *vocabs)
+    _, weights = model(batch.src, batch.src_mask, batch.tgt_in)
+    assert weights.shape == (3, batch.tgt_in.size(1), batch.src.size(1))
+
+
+def test_evaluating_restores_the_mode_even_after_an_error(vocabs):
+    model = tiny_model("bahdanau", vocabs).train()
+    with pytest.raises(RuntimeError), evaluating(model):
+        assert not model.training
+        raise RuntimeError("inside")
+    assert model.training
 
 
 def test_decoder_classes_follow_the_config(vocabs):
@@ -199,21 +233,6 @@ def test_beam_size_must_be_positive(pairs, vocabs):
     batch = make_batch(pairs[:1], *vocabs)
     with pytest.raises(ValueError, match="beam_size must be at least 1"):
         beam_search(model, batch.src, batch.src_mask, beam_size=0)
-
-
-def test_translate_counts_unknown_words_and_rejects_empty_or_over_long_input(pairs, vocabs):
-    model = tiny_model("bahdanau", vocabs).float()
-    src_vocab, tgt_vocab = vocabs
-    known = pairs[0].source
-    result = translate(model, f"{known[0]} zebra {known[1]}", src_vocab, tgt_vocab, max_len=5)
-    assert result.n_unknown == 1 and result.source == [known[0], "zebra", known[1]]
-    assert result.weights.shape[1] == 4  # three tokens and <eos>
-    with pytest.raises(ValueError, match="empty sentence"):
-        translate(model, "   ", src_vocab, tgt_vocab)
-    with pytest.raises(ValueError, match="more than the limit max_len=25"):
-        translate(model, "the cat " * 13, src_vocab, tgt_vocab)
-    beam = translate(model, list(known[:3]), src_vocab, tgt_vocab, beam_size=3, max_len=5)
-    assert beam.n_unknown == 0
 
 
 def test_an_all_padding_source_row_is_a_clear_error(vocabs):

@@ -1,9 +1,14 @@
-"""The two README commands set themselves up; with too old a Python they stop at once and say why."""
+"""The two README commands set themselves up; with too old a Python they stop at once and say why.
+The cache of executed chapters is keyed on what the chapters import; every chapter runs as a script."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import subprocess
+import sys
 
+import pytest
 from book_config import REPO_ROOT
 
 OLD_PYTHON = """#!/bin/sh
@@ -44,3 +49,95 @@ def test_a_missing_interpreter_is_named():
     )
     assert result.returncode == 1
     assert "'no-such-python3' was not found" in result.stderr
+
+
+# The cache of executed chapters (tools/book_cache.py) and the chapters as scripts (make gpu-check).
+TOOLS = REPO_ROOT / "tools"
+sys.path.insert(0, str(TOOLS))
+import book_cache  # noqa: E402
+import chapters_as_scripts  # noqa: E402
+
+
+def _book_tree(root):
+    (root / "code" / "src" / "attnbook" / "data").mkdir(parents=True)
+    (root / "code" / "src" / "attnbook" / "attention.py").write_text("SCALE = 1\n")
+    (root / "code" / "src" / "attnbook" / "data" / "pairs.tsv").write_text("a\tb\n")
+    (root / "code" / "pyproject.toml").write_text("[project]\n")
+    (root / "requirements.txt").write_text("torch\n")
+    (root / "_config.yml").write_text("title: t\nexecute:\n  timeout: 600\nparse:\n  x: 1\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("path", "edit"),
+    [
+        ("code/src/attnbook/attention.py", "SCALE = 2\n"),
+        ("code/src/attnbook/data/pairs.tsv", "a\tc\n"),
+        ("code/src/attnbook/new_module.py", "X = 1\n"),
+        ("requirements.txt", "torch\nnumpy\n"),
+        ("_config.yml", "title: t\nexecute:\n  timeout: 30\nparse:\n  x: 1\n"),
+    ],
+)
+def test_the_fingerprint_changes_with_what_the_chapters_import(tmp_path, path, edit):
+    root = _book_tree(tmp_path)
+    before = book_cache.fingerprint(root)
+    assert book_cache.fingerprint(root) == before, "the fingerprint must be stable"
+    (root / path).write_text(edit)
+    assert book_cache.fingerprint(root) != before, f"editing {path} left the fingerprint unchanged"
+
+
+def test_the_fingerprint_ignores_what_the_chapters_do_not_read(tmp_path):
+    root = _book_tree(tmp_path)
+    before = book_cache.fingerprint(root)
+    (root / "_config.yml").write_text("title: another\nexecute:\n  timeout: 600\nparse:\n  x: 2\n")
+    (root / "code" / "src" / "attnbook" / "__pycache__").mkdir()
+    (root / "code" / "src" / "attnbook" / "__pycache__" / "attention.cpython-311.pyc").write_bytes(b"\0")
+    assert book_cache.fingerprint(root) == before
+
+
+def test_the_fingerprint_names_the_installed_torch():
+    inputs = book_cache.fingerprint_inputs()
+    assert inputs["torch"] == importlib.metadata.version("torch")
+    assert {"requirements.txt", "requirements-test.txt", "code/src/attnbook/attention.py"} <= set(inputs)
+
+
+def test_the_cache_is_cleared_only_when_the_fingerprint_changes(tmp_path):
+    cache = tmp_path / ".jupyter_cache"
+    assert book_cache.sync_cache("first", cache) is False  # nothing to clear yet
+    (cache / "global.db").write_text("records")
+    assert book_cache.sync_cache("first", cache) is False
+    assert (cache / "global.db").is_file()
+    assert book_cache.sync_cache("second", cache) is True
+    assert not (cache / "global.db").exists()
+    assert (cache / "attnbook-fingerprint").read_text().strip() == "second"
+
+
+def test_every_chapter_becomes_a_script_that_stops_when_assertions_are_off():
+    for chapter in chapters_as_scripts.chapters():
+        script = chapters_as_scripts.chapter_to_script(chapter)  # compiles it, too
+        assert script.startswith(chapters_as_scripts.ASSERTIONS_ON), chapter.name
+        assert "%pip" not in script, f"{chapter.name}: a magic was left in the script"
+    result = subprocess.run(
+        [sys.executable, "-O", "-c", chapters_as_scripts.ASSERTIONS_ON],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "assertions are off" in result.stderr
+
+
+def test_a_cell_that_must_raise_fails_the_script_when_it_does_not(tmp_path):
+    chapter = tmp_path / "01_x.ipynb"
+    cell = {
+        "cell_type": "code",
+        "metadata": {"tags": ["raises-exception"]},
+        "source": "x = 1\n",
+        "outputs": [],
+    }
+    chapter.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    script = tmp_path / "x.py"
+    script.write_text(chapters_as_scripts.chapter_to_script(chapter))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "expected to raise" in result.stderr

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Builds the HTML book with warnings as errors. Every chapter is executed, every time (in a temporary working
-# directory, see _config.yml). When a notebook fails, prints the traceback the build saved, with
-# the notebook's name, and exits non-zero.
+# Builds the HTML book with warnings as errors. A chapter is executed (in a temporary working directory,
+# see _config.yml) only when the cache of executed chapters has no copy of it under the current
+# fingerprint (tools/book_cache.py: the chapter's code, the package, the requirements, the installed
+# versions). When a notebook fails, prints the traceback the build saved, with the notebook's name, and
+# exits non-zero. Ends with a table of each chapter's execution time and where its outputs came from.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export ATTNBOOK_TEXT_PROGRESS=1  # progress bars as text in the pages (attnbook/progress.py)
 rm -rf _build/html/reports
 start=$(date +%s)
-.venv/bin/jupyter-book build . --all -W -n --keep-going  # --all: re-execute every chapter, always
+flags=$(.venv/bin/python tools/book_cache.py prepare) || exit 1
+# shellcheck disable=SC2086  # $flags is empty or --all
+.venv/bin/jupyter-book build . $flags -W -n --keep-going
 status=$?
 shopt -s nullglob globstar
 logs=(_build/html/reports/**/*.err.log)
@@ -16,7 +21,9 @@ for log in "${logs[@]}"; do
   echo "=== the build could not execute ${notebook%.err.log}.ipynb; its traceback:"
   cat "$log"
 done
-if [ "$status" -ne 0 ] || [ "${#logs[@]}" -gt 0 ]; then
+[ "$status" -eq 0 ] && [ "${#logs[@]}" -gt 0 ] && status=1
+.venv/bin/python tools/book_cache.py finish "$status"
+if [ "$status" -ne 0 ]; then
   echo "=== book build FAILED (exit $status); see the warnings and tracebacks above" >&2
   exit 1
 fi

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+import site
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler
@@ -49,6 +52,7 @@ READ_PAGE_JS = r"""
   const mathErrors = items.filter((item) => /<merror|<mtext[^>]*mathcolor="red"[^>]*>\\/
     .test(startup.toMML(item.root))).map((item) => String(item.math).slice(0, 120));
   let text = "";
+  const fullText = article ? article.textContent : "";  // prose, code and every output
   if (article) {
     const clone = article.cloneNode(true);
     clone.querySelectorAll("mjx-container, script, style, pre, code, .highlight, .cell_input")
@@ -61,6 +65,7 @@ READ_PAGE_JS = r"""
   const links = (selector) => [...document.querySelectorAll(selector)].map((a) => a.href);
   return {
     hasArticle: !!article,
+    fullText,
     mathjax: !!(window.MathJax && window.MathJax.startup),
     equations: maths.length,
     typeset: maths.length - untypeset.length,
@@ -105,6 +110,7 @@ class PageVisit:
     untypeset: list[str] = field(default_factory=list)
     math_errors: list[str] = field(default_factory=list)
     raw_tex: list[str] = field(default_factory=list)
+    machine_text: list[str] = field(default_factory=list)
     images: list[dict] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     broken_resources: list[str] = field(default_factory=list)
@@ -126,6 +132,38 @@ def is_local(url: str) -> bool:
 
 def raw_tex_snippets(text: str) -> list[str]:
     return [text[max(0, m.start() - 40) : m.end() + 40].strip() for m in RAW_TEX.finditer(text)]
+
+
+def _machine_paths() -> list[str]:
+    """The absolute paths of this machine that a page must never show: the repository, the home
+    folder, the virtual environment, the interpreter's prefixes and the temporary folder."""
+    paths = {str(REPO_ROOT), str(Path.home()), sys.prefix, sys.base_prefix, tempfile.gettempdir()}
+    paths |= set(site.getsitepackages())
+    return sorted((p.rstrip("/") + "/" for p in paths if len(p.strip("/")) > 1), key=len, reverse=True)
+
+
+# What only the build machine could have written into a page: one of its own paths, any path through an
+# installed package or a usual home or temporary folder, or a Python warning (`UserWarning: ...`,
+# `TqdmWarning: IProgress not found`), which carries the path of the file that raised it.
+MACHINE_TEXT = re.compile(
+    "|".join(
+        [re.escape(path) for path in _machine_paths()]
+        + [
+            r"site-packages",
+            r"dist-packages",
+            r"/home/\w",
+            r"/root/",
+            r"/tmp/",
+            r"/Users/\w",
+            r"[A-Za-z]:\\Users",
+        ]
+        + [r"\b[A-Z]\w*Warning: "]
+    )
+)
+
+
+def machine_text_snippets(text: str) -> list[str]:
+    return [text[max(0, m.start() - 60) : m.end() + 60].strip() for m in MACHINE_TEXT.finditer(text)]
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -211,6 +249,7 @@ class Book:
                 setattr(visit, name, found[name])
             visit.math_errors = found["mathErrors"]
             visit.raw_tex = raw_tex_snippets(found["text"])
+            visit.machine_text = machine_text_snippets(found["fullText"])
             visit.colab_links = found["colabLinks"]
             visit.toc_links = found["tocLinks"]
             visit.chapter_map_links = found["chapterMapLinks"]

@@ -1,7 +1,8 @@
 """Every page of the built book, opened in headless Chromium with no network, as a reader sees it.
 
 For every page: it loads, MathJax (served by the book itself) has typeset every equation, every figure
-has loaded, the console shows no error, and no request left 127.0.0.1. For every chapter also: the
+has loaded, the console shows no error, no request left 127.0.0.1, and no text (prose, code or output)
+shows a path of the build machine or a Python warning. For every chapter also: the
 Colab link opens that chapter's notebook in the configured repository and branch, the left-hand table
 of contents lists every chapter, and a full-page screenshot is saved under _build/screenshots/. For
 the index page: every link of the chapter map resolves.
@@ -78,6 +79,13 @@ def test_reads_offline(book, page):
     """No page asks for more than the book itself (fonts, scripts, analytics): offline, that would fail."""
     visit = book.visit(page)
     assert not visit.external_requests, f"{page} tried to reach the network: {visit.external_requests}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_machine_paths_or_warnings(book, page):
+    """Outputs show what a reader would see anywhere: no path of the build machine, no Python warning."""
+    visit = book.visit(page)
+    assert not visit.machine_text, f"{page} shows the build machine: {visit.machine_text[:5]}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

@@ -6,17 +6,31 @@ enough to read in one sitting:
 - :mod:`attnbook.runtime`: choosing a device and seeding every random generator.
 - :mod:`attnbook.display`: showing the package's own source inside a chapter; ``glue`` for computed prose.
 - :mod:`attnbook.shapes`: ``ShapeChecker``, named shapes asserted in the chapters' walk-throughs.
-- :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps.
+- :mod:`attnbook.plotting`: the book's figure style and token-labelled attention heatmaps (matplotlib and
+  seaborn load when a figure is first styled or drawn, not on ``import attnbook``).
 - :mod:`attnbook.attention`: the masked softmax and the Bahdanau, Luong and scaled dot-product modules.
+- :mod:`attnbook.multihead`: ``MultiHeadAttention`` (checked against PyTorch's) and ``causal_mask``.
+- :mod:`attnbook.transformer`: a small Transformer encoder-decoder that trains with :mod:`attnbook.training`.
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
-- :mod:`attnbook.data`: the toy English-French grammar with true alignments, vocabularies, padded batches.
+- :mod:`attnbook.data`: sentence pairs, vocabularies, padded batches with masks.
+- :mod:`attnbook.grammar`: the toy English-French grammar with true alignments, and its splits.
 - :mod:`attnbook.corpus`: the Tatoeba English-French loader and the real pairs shipped with the package.
 - :mod:`attnbook.realdata`: real sentences: the split by English sentence, multi-reference BLEU and chrF,
   unknown-word replacement through attention; :mod:`attnbook.realcli`: ``train --corpus``, ``evaluate``
   and ``translate`` on the command line.
-- :mod:`attnbook.seq2seq`: the bidirectional encoder, the Bahdanau, Luong and no-attention decoders, search.
-- :mod:`attnbook.training`: training, evaluation (BLEU, alignment accuracy), checkpoints, chapter 6's run;
-  ``python -m attnbook train`` runs it from a terminal.
+- :mod:`attnbook.seq2seq`: the bidirectional encoder and the Bahdanau, Luong and no-attention decoders.
+- :mod:`attnbook.search`: greedy and beam search.
+- :mod:`attnbook.translator`: ``Translator``, a model with its vocabularies: translate, save, load.
+- :mod:`attnbook.training`: the loss and the training loop.
+- :mod:`attnbook.metrics`, :mod:`attnbook.attention_analysis`, :mod:`attnbook.evaluation`: exact match,
+  BLEU and chrF; attention against the true alignment, and interventions; both on held-out pairs.
+- :mod:`attnbook.experiment`: chapter 6's run, config to metrics (``python -m attnbook train``; its flags
+  come from the config through :mod:`attnbook.flags`).
+- :mod:`attnbook.bench` (with ``attention_cost``, ``timing``, ``bench_grids``, ``bench_results``,
+  ``bench_report``): the cost of attention, measured (``python -m attnbook bench``).
+- :mod:`attnbook.alignment_metrics`: attention scored against true links: alignment error rate, mass on links.
+- :mod:`attnbook.capacity`: chapter 1's bottleneck experiment: copying random symbols through a fixed-size
+  summary or through attention.
 """
 
 from attnbook.attention import BahdanauAttention, LuongAttention, ScaledDotProductAttention, masked_softmax
@@ -28,12 +42,15 @@ from attnbook.checks import (
     check_masked_softmax,
     check_softmax_jacobian,
 )
-from attnbook.data import SentencePair, ToyGrammar, Vocab
+from attnbook.data import SentencePair, Vocab
 from attnbook.display import SourceListing, glue, show_source
+from attnbook.grammar import ToyGrammar
+from attnbook.multihead import MultiHeadAttention, causal_mask
 from attnbook.plotting import attention_heatmap, set_book_style
 from attnbook.runtime import get_device, set_seed
 from attnbook.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
 from attnbook.shapes import ShapeChecker
+from attnbook.translator import Translator
 
 __all__ = [
     "BahdanauAttention",
@@ -42,6 +59,7 @@ __all__ = [
     "Encoder",
     "LuongAttention",
     "LuongDecoder",
+    "MultiHeadAttention",
     "PlainDecoder",
     "ScaledDotProductAttention",
     "SentencePair",
@@ -50,8 +68,10 @@ __all__ = [
     "ShapeChecker",
     "SourceListing",
     "ToyGrammar",
+    "Translator",
     "Vocab",
     "attention_heatmap",
+    "causal_mask",
     "check_additive_score",
     "check_alignment_matrix",
     "check_dot_product_attention",

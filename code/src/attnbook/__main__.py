@@ -6,6 +6,7 @@ Examples::
 
     python -m attnbook train                          # Bahdanau attention, the chapter's configuration
     python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
+    python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
     python -m attnbook bench --quick --json           # the cost of attention (see attnbook.bench)
 """
 
@@ -15,12 +16,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 
 from attnbook import bench, realcli
+from attnbook.bench_grids import GRIDS, default_grid
+from attnbook.bench_report import format_report, save_result
+from attnbook.experiment import ExperimentConfig, run_experiment
+from attnbook.flags import add_config_arguments, config_from_arguments
 from attnbook.runtime import get_device
-from attnbook.seq2seq import ATTENTION_KINDS
-from attnbook.training import ExperimentConfig, TrainConfig, run_experiment, save_checkpoint
 
 
 def _positive_int(text: str) -> int:
@@ -31,7 +33,7 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, one subcommand per task (``train``; more may be added beside it)."""
+    """The argument parser, one subcommand per task (``train``, ``bench``; more may be added beside them)."""
     parser = argparse.ArgumentParser(
         prog="python -m attnbook", description="The code behind 'Attention, executed'."
     )
@@ -44,34 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_train_command(commands: argparse._SubParsersAction) -> None:
-    """Register ``train``: chapter 6's experiment on the toy English-French grammar."""
-    defaults, train_defaults = ExperimentConfig(), TrainConfig()
+    """Register ``train``: chapter 6's experiment; one flag per field of :class:`ExperimentConfig`."""
     train = commands.add_parser(
         "train",
         help="train chapter 6's seq2seq model on the toy grammar and print held-out metrics",
         description="Train chapter 6's seq2seq model on the toy English-French grammar, then print "
-        "exact match, token accuracy, BLEU, alignment accuracy and exact match by source length "
+        "exact match, token accuracy, BLEU, chrF, alignment accuracy and exact match by source length "
         "on the held-out test split.",
     )
-    train.add_argument(
-        "--attention", choices=ATTENTION_KINDS, default="bahdanau", help="the decoder (default: %(default)s)"
-    )
+    add_config_arguments(train, ExperimentConfig)
     train.add_argument(
         "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
     )
     train.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
-    train.add_argument(
-        "--seed", type=int, default=train_defaults.seed, help="the training seed (default: %(default)s)"
-    )
-    train.add_argument(
-        "--epochs", type=_positive_int, default=train_defaults.max_epochs, help="default: %(default)s"
-    )
-    train.add_argument("--n-train", type=_positive_int, default=defaults.n_train, help="default: %(default)s")
-    train.add_argument("--n-val", type=_positive_int, default=defaults.n_val, help="default: %(default)s")
-    train.add_argument("--n-test", type=_positive_int, default=defaults.n_test, help="default: %(default)s")
-    train.add_argument(
-        "--hidden-dim", type=_positive_int, default=defaults.hidden_dim, help="default: %(default)s"
-    )
     train.add_argument(
         "--threads", type=_positive_int, default=None, help="CPU threads for torch (default: torch's)"
     )
@@ -90,38 +77,35 @@ def run_train(args: argparse.Namespace) -> int:
     if realcli.wants_corpus(args):
         return realcli.run_train_corpus(args)
 
+    try:
+        config = config_from_arguments(ExperimentConfig, args)
+    except ValueError as error:  # an impossible combination of flags
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    device = args.device  # resolved by main()
-    defaults = ExperimentConfig()
-    config = replace(
-        defaults,
-        attention=args.attention,
-        n_train=args.n_train,
-        n_val=args.n_val,
-        n_test=args.n_test,
-        hidden_dim=args.hidden_dim,
-        train=replace(defaults.train, seed=args.seed, max_epochs=args.epochs),
-    )
-    experiment = run_experiment(config, device=device, progress=args.progress)
-    summary = experiment.summary()
+    experiment = run_experiment(config, device=args.device, progress=args.progress)  # device: see main()
     if args.save:
-        save_checkpoint(args.save, experiment.model, experiment.src_vocab, experiment.tgt_vocab)
+        experiment.translator.save(args.save)
+    training, evaluation = experiment.training, experiment.evaluation
     print(
-        f"attention {summary['attention']} on {summary['device']}: trained {summary['train_steps']} steps "
-        f"in {summary['train_seconds']:.1f} s"
+        f"attention {config.model.attention} on {experiment.device}: trained {training.steps} steps "
+        f"in {training.seconds:.1f} s"
     )
-    print(f"exact match     {summary['exact_match']:.3f}")
-    print(f"token accuracy  {summary['token_accuracy']:.3f}")
-    print(f"BLEU            {summary['bleu']:.1f}")
-    for bucket, value in summary["exact_match_by_length"].items():
-        print(f"exact match, source length {bucket:>6}: {value:.3f}")
-    if summary["alignment_accuracy"] is not None:
-        print(f"alignment accuracy {summary['alignment_accuracy']:.3f}")
-        for category, value in summary["alignment_by_category"].items():
-            print(f"  {category:<17} {value:.3f}")
+    if evaluation is not None:
+        metrics = evaluation.metrics
+        print(f"exact match     {metrics.exact_match:.3f}")
+        print(f"token accuracy  {metrics.token_accuracy:.3f}")
+        print(f"BLEU            {metrics.bleu:.1f}")
+        print(f"chrF            {metrics.chrf:.1f}")
+        for bucket, value in metrics.exact_match_by_length.items():
+            print(f"exact match, source length {bucket:>6}: {value:.3f}")
+        if evaluation.alignment is not None:
+            print(f"alignment accuracy {evaluation.alignment.accuracy:.3f}")
+            for category, value in evaluation.alignment.by_category.items():
+                print(f"  {category:<17} {value:.3f}")
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps(experiment.to_dict()))
     return 0
 
 
@@ -144,20 +128,20 @@ def add_bench_command(commands: argparse._SubParsersAction) -> None:
         "--threads", type=_positive_int, default=1, help="torch CPU threads (default: %(default)s)"
     )
     parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
-    parser.add_argument("--grid", choices=sorted(bench.GRIDS), default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_bench_command)
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
     device = args.device  # resolved by main()
-    grid = bench.GRIDS[args.grid] if args.grid else bench.default_grid(args.quick, device)
+    grid = GRIDS[args.grid] if args.grid else default_grid(args.quick, device)
     result = bench.run_benchmark(grid, device=device, threads=args.threads, progress=args.progress)
-    print(bench.format_report(result))
+    print(format_report(result))
     if args.save:
-        print(f"saved to {bench.save_result(result, args.save)}")
+        print(f"saved to {save_result(result, args.save)}")
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_dict()))
     return 0
 
 

@@ -27,6 +27,13 @@ def alignment_matrix(
 
     Raises:
         ValueError: a length is not positive, or a link falls outside the ``tgt_len x src_len`` grid.
+
+    >>> # "he does not sleep" -> "il ne dort pas": "ne" and "pas" both link to "does" and "not"
+    >>> alignment_matrix([(0, 0), (1, 1), (1, 2), (2, 3), (3, 1), (3, 2)], tgt_len=4, src_len=4)
+    tensor([[1.0000, 0.0000, 0.0000, 0.0000],
+            [0.0000, 0.5000, 0.5000, 0.0000],
+            [0.0000, 0.0000, 0.0000, 1.0000],
+            [0.0000, 0.5000, 0.5000, 0.0000]])
     """
     if tgt_len <= 0 or src_len <= 0:
         raise ValueError(f"tgt_len and src_len must be positive, got tgt_len={tgt_len}, src_len={src_len}")
@@ -52,5 +59,8 @@ def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
 
     Returns:
         The entropies, with ``dim`` removed, e.g. ``(batch, tgt_len)``.
+
+    >>> attention_entropy(torch.tensor([[0.25, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]]))  # log 4, 0
+    tensor([1.3863, 0.0000])
     """
     return 0.0 - torch.xlogy(weights, weights).sum(dim=dim)  # 0.0 - x: no negative zero for one-hot rows

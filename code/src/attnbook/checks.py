@@ -43,6 +43,12 @@ class CheckResult:
         passed: True when every case agreed with the package.
         message: "✓ passed: ..." or the first failure: the case (its shapes), the entries that differ,
             expected vs. got, and the largest absolute difference.
+
+    >>> result = check_masked_softmax(masked_softmax)
+    >>> bool(result), result.passed
+    (True, True)
+    >>> print(result)  # doctest: +ELLIPSIS
+    ✓ passed: 5 random cases agree with attnbook.masked_softmax ...
     """
 
     passed: bool
@@ -157,6 +163,11 @@ def check_additive_score(fn: Callable[..., Tensor], seed: int = 0) -> CheckResul
 
     Compared with :meth:`attnbook.BahdanauAttention.scores` on cases with unequal dims (so a missing
     transpose shows). Returns a :class:`CheckResult`.
+
+    >>> def my_additive_score(query, keys, W, U, v):
+    ...     return torch.tanh((query @ W.T).unsqueeze(1) + keys @ U.T) @ v
+    >>> check_additive_score(my_additive_score).passed
+    True
     """
     generator = torch.Generator().manual_seed(seed)
     cases = []
@@ -189,6 +200,13 @@ def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) 
 
     The cases include padding, a fully masked row and scores of size 1e4. Compared with
     :func:`attnbook.masked_softmax`. Returns a :class:`CheckResult`.
+
+    A softmax over scores filled with ``-inf`` fails on the fully masked row:
+
+    >>> def my_masked_softmax(scores, mask):
+    ...     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+    >>> print(check_masked_softmax(my_masked_softmax))  # doctest: +ELLIPSIS
+    ✗ failed on case 4 of 5 (...; a fully masked row; ...): attn_weights differs ... expected 0, got nan; ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (lengths of the unpadded rows, src_len, score scale, note)
@@ -233,6 +251,15 @@ def check_dot_product_attention(
 
     Returns:
         A :class:`CheckResult`.
+
+    >>> def my_attention(query, keys, values, mask):
+    ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
+    ...     weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), float("-inf")), dim=-1)
+    ...     return weights @ values, weights
+    >>> check_dot_product_attention(my_attention).passed
+    True
+    >>> check_dot_product_attention(my_attention, scaled=False).passed  # Luong's dot is not scaled
+    False
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (batch, tgt_len, d, value_dim, lengths)
@@ -267,6 +294,9 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> Che
 
     Compared with autograd's Jacobian of :func:`torch.softmax` (``torch.autograd.functional.jacobian``),
     including a peaked (nearly one-hot) case. Returns a :class:`CheckResult`.
+
+    >>> check_softmax_jacobian(lambda a: torch.diag(a) - torch.outer(a, a)).passed
+    True
     """
     generator = torch.Generator().manual_seed(seed)
     cases = []
@@ -289,6 +319,9 @@ def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tenso
 
     The cases include a one-to-one diagonal, a crossing (adjective-noun reordering), a target word with two
     links, a source word used twice and a target word with no link. Returns a :class:`CheckResult`.
+
+    >>> print(check_alignment_matrix(alignment_matrix))
+    ✓ passed: 4 cases agree with attnbook.alignment.alignment_matrix.
     """
     cases = [
         ([(0, 0), (1, 1), (2, 2)], 3, 3, "one-to-one"),

@@ -16,6 +16,13 @@ class SourceListing:
         source: its source text, dedented.
         path: the file it lives in, relative to the package (``attnbook/plotting.py``).
         first_line: the line number of its first line in that file.
+
+    >>> from attnbook.alignment import attention_entropy
+    >>> listing = show_source(attention_entropy)
+    >>> listing.name, listing.path
+    ('attnbook.alignment.attention_entropy', 'attnbook/alignment.py')
+    >>> print(listing.source.splitlines()[0])
+    def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """
 
     name: str
@@ -46,6 +53,10 @@ def show_source(obj: object) -> SourceListing:
     Raises:
         TypeError: ``obj`` has no retrievable source (a built-in, an instance, a lambda made at the
             prompt).
+
+    >>> from attnbook.runtime import get_device
+    >>> print(show_source(get_device).source.splitlines()[0])
+    def get_device(prefer: str = "auto") -> torch.device:
     """
     target = obj.fget if isinstance(obj, property) else obj
     try:
@@ -80,6 +91,10 @@ def glue(name: str, value: object, display: bool = False) -> None:
         name: the key the prose refers to.
         value: the number or object to store.
         display: also show the value in the cell's output.
+
+    >>> glue("heads", 8)  # shows nothing; the prose can now say {glue:text}`heads`
+    >>> glue("best_bleu", 0.25, display=True)
+    0.25
     """
     try:
         from myst_nb import glue as myst_glue

@@ -1,22 +1,36 @@
-"""The book's figure style and its token-labelled attention heatmap."""
+"""The book's figure style and its token-labelled attention heatmap.
+
+matplotlib and seaborn are imported inside the functions, on first use, so that ``import attnbook``
+does not load them (they take longer to import than the rest of the package besides torch).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import numpy as np
-import seaborn as sns
 import torch
-from matplotlib.axes import Axes
-from matplotlib.patches import Rectangle
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 BOOK_CMAP = "rocket_r"
 """The colour map for attention weights: sequential, colour-blind safe, dark = high weight."""
 
 
 def set_book_style() -> None:
-    """Apply the book's matplotlib/seaborn style: white grid, readable fonts, crisp figures."""
+    """Apply the book's matplotlib/seaborn style: white grid, readable fonts, crisp figures.
+
+    >>> import matplotlib.pyplot as plt
+    >>> with plt.rc_context():  # restores the previous style afterwards
+    ...     set_book_style()
+    ...     plt.rcParams["axes.titleweight"]
+    'bold'
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
     sns.set_theme(context="notebook", style="whitegrid", font_scale=1.0)
     plt.rcParams.update(
         {
@@ -76,7 +90,16 @@ def attention_heatmap(
 
     Raises:
         ValueError: the weights are not 1-D or 2-D, or the token lists do not match their shape.
+
+    >>> weights = torch.tensor([[0.9, 0.1], [0.2, 0.8]])
+    >>> ax = attention_heatmap(weights, ["the", "cat"], ["le", "chat"], highlight=[(0, 0), (1, 1)])
+    >>> [label.get_text() for label in ax.get_xticklabels()], ax.get_ylabel()
+    (['the', 'cat'], 'target')
     """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    from matplotlib.patches import Rectangle
+
     matrix = _as_matrix(weights)
     tgt_len, src_len = matrix.shape
     if len(src_tokens) != src_len:

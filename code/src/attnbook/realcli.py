@@ -24,7 +24,6 @@ from pathlib import Path
 import torch
 
 from attnbook.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
-from attnbook.data import Vocab
 from attnbook.realdata import (
     UNK,
     RealConfig,
@@ -33,8 +32,7 @@ from attnbook.realdata import (
     replace_unknown,
     run_real_experiment,
 )
-from attnbook.seq2seq import Seq2Seq, translate
-from attnbook.training import load_checkpoint, save_checkpoint
+from attnbook.translator import Translator
 
 CORPORA = {"tatoeba": shipped_path}
 """The corpora ``--corpus`` names: each maps to a function returning the file's path."""
@@ -89,8 +87,8 @@ def read_corpus(path: str | Path, *, max_len: int | None = None) -> Corpus:
     return corpus
 
 
-def read_checkpoint(path: str | Path, device: torch.device) -> tuple[Seq2Seq, Vocab, Vocab]:
-    """Load a checkpoint written by ``train --save``.
+def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
+    """Load a checkpoint written by ``train --save`` (through :meth:`~attnbook.translator.Translator.load`).
 
     Raises:
         InputError: the file is missing, or it is not such a checkpoint (garbage, cut short, or another
@@ -103,8 +101,8 @@ def read_checkpoint(path: str | Path, device: torch.device) -> tuple[Seq2Seq, Vo
     try:
         with warnings.catch_warnings():  # torch warns about some foreign files before refusing them
             warnings.simplefilter("ignore")
-            return load_checkpoint(path, device=device)
-    except Exception:  # torch reports garbage, truncation and foreign pickles in many ways
+            return Translator.load(path, device=device)
+    except Exception:  # ValueError for a file that is not a checkpoint; others for one of another shape
         raise InputError(
             f"{path} is not a checkpoint written by 'python -m attnbook train --save' "
             "(unreadable, cut short, or another program's file); train one with --save"
@@ -166,10 +164,10 @@ def run_train_corpus(args: argparse.Namespace) -> int:
         experiment = run_real_experiment(corpus.pairs, config, device=args.device, progress=args.progress)
     except (InputError, ValueError) as error:  # ValueError: too few English sentences to split
         return _fail(error)
-    summary = experiment.summary()
+    summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(path)
     if args.save:
-        save_checkpoint(args.save, experiment.model, experiment.src_vocab, experiment.tgt_vocab)
+        experiment.translator.save(args.save)
     print(
         f"attention {summary['attention']} on {summary['device']}: {summary['n_train']} training pairs, "
         f"{summary['train_steps']} steps in {summary['train_seconds']:.1f} s"
@@ -219,19 +217,20 @@ def add_evaluate_command(commands: argparse._SubParsersAction) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     """Load the checkpoint and the file, translate, score, print (JSON last with ``--json``)."""
     try:
-        model, src_vocab, tgt_vocab = read_checkpoint(args.checkpoint, args.device)
+        translator = read_checkpoint(args.checkpoint, args.device)
+        max_src_len = translator.model.config.max_src_len
         corpus = read_corpus(args.corpus_file)
-        pairs = [p for p in corpus.pairs if len(p.source) <= model.config.max_src_len]
+        pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
         if not pairs:
             raise InputError(
                 f"{args.corpus_file}: every English sentence is longer than the "
-                f"{model.config.max_src_len} tokens this model accepts"
+                f"{max_src_len} tokens this model accepts"
             )
-        evaluation = evaluate_real(model, pairs, src_vocab, tgt_vocab, beam_size=args.beam)
+        evaluation = evaluate_real(translator, pairs, beam_size=args.beam)
     except InputError as error:
         return _fail(error)
     summary = {
-        **evaluation.summary(),
+        **evaluation.to_dict(),
         "n_pairs": len(pairs),
         "n_too_long": len(corpus.pairs) - len(pairs),
         "beam": args.beam,
@@ -300,24 +299,25 @@ def attention_table(weights: torch.Tensor, source: list[str], target: list[str])
 def run_translate(args: argparse.Namespace) -> int:
     """Translate the sentence, print it and its attention table (JSON last with ``--json``)."""
     try:
-        model, src_vocab, tgt_vocab = read_checkpoint(args.checkpoint, args.device)
+        translator = read_checkpoint(args.checkpoint, args.device)
+        max_src_len = translator.model.config.max_src_len
         tokens = tokenize_english(args.sentence)
         if not tokens:
             raise InputError("the sentence has no words to translate")
-        if len(tokens) > model.config.max_src_len:
+        if len(tokens) > max_src_len:
             raise InputError(
-                f"the sentence has {len(tokens)} tokens, more than the {model.config.max_src_len} this model "
+                f"the sentence has {len(tokens)} tokens, more than the {max_src_len} this model "
                 "accepts (its max_src_len); shorten the sentence or train a model with a larger one"
             )
-        result = translate(model, tokens, src_vocab, tgt_vocab, beam_size=args.beam)
+        result = translator.translate(tokens, beam_size=args.beam)
     except (InputError, ValueError) as error:
         return _fail(error)
-    read_as = [t if t in src_vocab else UNK for t in tokens]
+    read_as = [t if t in translator.src_vocab else UNK for t in tokens]
     target = list(result.target)
     if args.replace_unknown:
         target = replace_unknown(target, tokens, result.weights)
     print(detokenize_french(target))
-    unknown = [t for t in tokens if t not in src_vocab]
+    unknown = [t for t in tokens if t not in translator.src_vocab]
     if unknown:
         print(f"unknown to the model (read as {UNK}): {' '.join(unknown)}")
     table = None

@@ -22,6 +22,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import sacrebleu
 import torch
@@ -29,8 +30,9 @@ from torch import Tensor
 
 from attnbook.data import SentencePair, Vocab
 from attnbook.runtime import get_device, set_seed
-from attnbook.seq2seq import Hypothesis, Seq2Seq, Seq2SeqConfig, beam_search, greedy_decode
+from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.training import TrainConfig, TrainResult, train
+from attnbook.translator import Translator
 
 UNK = "<unk>"
 UNK_SCORED = "UNK"
@@ -42,7 +44,7 @@ UNK_SCORED = "UNK"
 # Splitting by English sentence
 
 
-@dataclass
+@dataclass(frozen=True)
 class EnglishSplit:
     """Training, validation and test pairs such that no English sentence is in two of them.
 
@@ -92,10 +94,10 @@ def split_by_english(
         )
     where = {s: "test" for s in english[:n_test]}
     where.update({s: "val" for s in english[n_test : n_test + n_val]})
-    split = EnglishSplit([], [], [])
+    parts: dict[str, list[SentencePair]] = {"train": [], "val": [], "test": []}
     for pair in pairs:
-        getattr(split, where.get(pair.source, "train")).append(pair)
-    return split
+        parts[where.get(pair.source, "train")].append(pair)
+    return EnglishSplit(**parts)
 
 
 def group_references(
@@ -187,42 +189,6 @@ def score_against_references(
 # Translating, and replacing <unk> through attention
 
 
-@torch.no_grad()
-def translate_sources(
-    model: Seq2Seq,
-    sources: Sequence[Sequence[str]],
-    src_vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    batch_size: int = 256,
-) -> list[Hypothesis]:
-    """Translate tokenised English sentences in batches (greedy, or beam search for ``beam_size > 1``).
-
-    Unknown source words are read as ``<unk>``. Each hypothesis keeps its attention weights (``None``
-    for the baseline), ``(len(ids) + finished, len(source) + 1)``.
-
-    Raises:
-        ValueError: a sentence is empty or longer than the model's ``max_src_len``.
-    """
-    was_training = model.training
-    model.eval()
-    hypotheses: list[Hypothesis] = []
-    try:
-        for start in range(0, len(sources), batch_size):
-            chunk = sources[start : start + batch_size]
-            ids = [torch.tensor(src_vocab.encode(s, max_len=model.config.max_src_len)) for s in chunk]
-            src = torch.nn.utils.rnn.pad_sequence(ids, batch_first=True, padding_value=Vocab.pad_id)
-            src = src.to(model.device)
-            src_mask = src != Vocab.pad_id
-            if beam_size == 1:
-                hypotheses += greedy_decode(model, src, src_mask)
-            else:
-                hypotheses += beam_search(model, src, src_mask, beam_size=beam_size)
-    finally:
-        model.train(was_training)
-    return hypotheses
-
-
 def replace_unknown(target: Sequence[str], source: Sequence[str], weights: Tensor | None) -> list[str]:
     """Replace each ``<unk>`` of a translation by the source word its attention weighs most.
 
@@ -251,7 +217,7 @@ def replace_unknown(target: Sequence[str], source: Sequence[str], weights: Tenso
     return [source[copied[i]] if token == UNK else token for i, token in enumerate(target)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RealEvaluation:
     """A model's translations of held-out English sentences, scored against all their references.
 
@@ -262,6 +228,9 @@ class RealEvaluation:
         references: all the French translations of each.
         hypotheses: the model's translations (``<unk>`` where it wrote one).
         replaced: the translations after unknown-word replacement.
+        weights: each translation's attention weights, ``(len(hypothesis) + finished, len(source) + 1)``
+            (rows: the French tokens written and ``<eos>``; columns: the English tokens and ``<eos>``), or
+            ``None`` for a model without attention.
         n_unknown: source tokens the source vocabulary does not know (read as ``<unk>``).
         n_unk_written: ``<unk>`` tokens in the raw translations.
     """
@@ -272,11 +241,12 @@ class RealEvaluation:
     references: list[list[tuple[str, ...]]]
     hypotheses: list[list[str]]
     replaced: list[list[str]]
+    weights: list[Tensor | None]
     n_unknown: int
     n_unk_written: int
 
-    def summary(self) -> dict[str, float | int]:
-        """The headline numbers (what the command line prints as JSON)."""
+    def to_dict(self) -> dict[str, float | int]:
+        """The headline numbers as plain values (what the command line prints as JSON)."""
         return {
             "bleu": self.score.bleu,
             "chrf": self.score.chrf,
@@ -290,24 +260,31 @@ class RealEvaluation:
 
 
 def evaluate_real(
-    model: Seq2Seq, pairs: Sequence[SentencePair], src_vocab: Vocab, tgt_vocab: Vocab, *, beam_size: int = 1
+    translator: Translator, pairs: Sequence[SentencePair], *, beam_size: int = 1
 ) -> RealEvaluation:
     """Translate each distinct English sentence of ``pairs`` once and score it against all its translations.
 
+    Decoding goes through :meth:`~attnbook.translator.Translator.decode_pairs` (greedy, or beam search),
+    which keeps each translation's attention weights for :func:`replace_unknown`.
+
     Args:
-        model: the trained model.
+        translator: the trained model and its vocabularies (unknown source words are read as ``<unk>``).
         pairs: held-out pairs (no English sentence of them seen in training).
-        src_vocab, tgt_vocab: the model's vocabularies.
         beam_size: 1 for greedy search, more for beam search.
 
     Raises:
-        ValueError: ``pairs`` is empty, or a sentence is longer than the model accepts.
+        ValueError: ``pairs`` is empty.
     """
     if not pairs:
         raise ValueError("cannot evaluate on no pairs")
     sources, references = group_references(pairs)
-    decoded = translate_sources(model, sources, src_vocab, beam_size=beam_size)
-    hypotheses = [tgt_vocab.decode(h.ids) for h in decoded]
+    first: dict[
+        tuple[str, ...], SentencePair
+    ] = {}  # one pair per English sentence: the sentence is translated once
+    for pair in pairs:
+        first.setdefault(pair.source, pair)
+    decoded = translator.decode_pairs([first[s] for s in sources], beam_size=beam_size)
+    hypotheses = [translator.tgt_vocab.decode(h.ids) for h in decoded]
     replaced = [
         replace_unknown(h, s, d.weights) for h, s, d in zip(hypotheses, sources, decoded, strict=True)
     ]
@@ -318,7 +295,8 @@ def evaluate_real(
         references=references,
         hypotheses=hypotheses,
         replaced=replaced,
-        n_unknown=sum(len(src_vocab.unknown(s)) for s in sources),
+        weights=[d.weights for d in decoded],
+        n_unknown=sum(len(translator.src_vocab.unknown(s)) for s in sources),
         n_unk_written=sum(h.count(UNK) for h in hypotheses),
     )
 
@@ -327,7 +305,7 @@ def evaluate_real(
 # The whole pipeline
 
 
-@dataclass
+@dataclass(frozen=True)
 class RealConfig:
     """The configuration of a run on real pairs (``python -m attnbook train --corpus tatoeba``).
 
@@ -358,25 +336,23 @@ class RealConfig:
     )
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class RealExperiment:
     """Everything :func:`run_real_experiment` built and measured."""
 
     config: RealConfig
     split: EnglishSplit
-    src_vocab: Vocab
-    tgt_vocab: Vocab
-    model: Seq2Seq
+    translator: Translator
     training: TrainResult
     evaluation: RealEvaluation
     device: torch.device
 
-    def summary(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         """The headline numbers as plain values (the command line's JSON)."""
         return {
             "attention": self.config.attention,
             "device": str(self.device),
-            **self.evaluation.summary(),
+            **self.evaluation.to_dict(),
             "train_seconds": self.training.seconds,
             "train_steps": self.training.steps,
             "best_step": self.training.best_step,
@@ -384,7 +360,7 @@ class RealExperiment:
             "n_val": len(self.split.val),
             "n_test": len(self.split.test),
             "config": {k: v for k, v in asdict(self.config).items() if k != "train"},
-            "train_config": asdict(self.config.train),
+            "train_config": self.config.train.to_dict(),
         }
 
 
@@ -427,6 +403,7 @@ def run_real_experiment(
             max_src_len=max(config.max_src_len, *(len(p.source) for p in pairs)),
         )
     ).to(device)
-    training = train(model, split.train, split.val, src_vocab, tgt_vocab, config.train, progress=progress)
-    evaluation = evaluate_real(model, split.test, src_vocab, tgt_vocab)
-    return RealExperiment(config, split, src_vocab, tgt_vocab, model, training, evaluation, device)
+    translator = Translator(model, src_vocab, tgt_vocab)
+    training = train(translator, split.train, split.val, config.train, progress=progress)
+    evaluation = evaluate_real(translator, split.test)
+    return RealExperiment(config, split, translator, training, evaluation, device)

@@ -23,6 +23,11 @@ def get_device(prefer: str = "auto") -> torch.device:
     Raises:
         ValueError: ``prefer`` is not one of ``auto``, ``cuda``, ``mps``, ``cpu``.
         RuntimeError: the requested accelerator is not available on this machine.
+
+    >>> get_device("cpu")
+    device(type='cpu')
+    >>> get_device().type in ("cuda", "mps", "cpu")
+    True
     """
     if prefer not in _DEVICE_CHOICES:
         raise ValueError(f"prefer must be one of {_DEVICE_CHOICES}, got {prefer!r}")
@@ -54,6 +59,12 @@ def set_seed(seed: int) -> torch.Generator:
     Raises:
         TypeError: ``seed`` is not an integer.
         ValueError: ``seed`` is negative.
+
+    >>> _ = set_seed(0)
+    >>> first = torch.rand(2)
+    >>> _ = set_seed(0)
+    >>> torch.equal(torch.rand(2), first)
+    True
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")

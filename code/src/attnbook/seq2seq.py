@@ -1,4 +1,4 @@
-"""An encoder-decoder for translation: a bidirectional GRU encoder, three decoders, greedy and beam search.
+"""An encoder-decoder for translation: a bidirectional GRU encoder and three decoders.
 
 - :class:`Encoder` reads the source both ways and returns one state per source position,
   :math:`h_j = [\\overrightarrow{h}_j; \\overleftarrow{h}_j]`, and a summary of the whole sentence.
@@ -12,11 +12,22 @@
   :math:`c` of the source, the bottleneck attention removes.
 
 Every decoder offers ``step`` (one token, used by search) and ``forward`` (all steps under teacher
-forcing). Masks are boolean with **True = a real token that may be attended to**.
+forcing). Masks are boolean with **True = a real token that may be attended to**. Decoding (greedy and
+beam search) lives in :mod:`attnbook.search`.
+
+>>> import torch
+>>> from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
+>>> model = Seq2Seq(Seq2SeqConfig(src_vocab_size=10, tgt_vocab_size=12, emb_dim=4, hidden_dim=6, attn_dim=5))
+>>> src = torch.tensor([[4, 5, 2]])  # x_1 x_2 <eos>
+>>> logits, weights = model(src, src != 0, tgt_in=torch.tensor([[1, 7]]))  # <sos> y_1
+>>> tuple(logits.shape), tuple(weights.shape)  # (batch, tgt_len, tgt_vocab), (batch, tgt_len, src_len)
+((1, 2, 12), (1, 2, 3))
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 
 import torch
@@ -27,6 +38,62 @@ from attnbook.attention import BahdanauAttention, LuongAttention
 from attnbook.data import Vocab
 
 ATTENTION_KINDS = ("bahdanau", "luong", "none")
+LUONG_SCORES = ("dot", "general", "concat", "location")
+
+
+def check_model_choices(attention: str, luong_score: str, hidden_dim: int, max_src_len: int | None) -> None:
+    """Refuse a combination of choices that could only fail later, inside a forward pass.
+
+    The encoder is bidirectional, so its states have ``2 * hidden_dim`` features while the decoder's
+    state has ``hidden_dim``: Luong's ``dot`` score, which needs equal sizes, can never apply, and the
+    ``location`` score needs to know the longest source it will see.
+
+    Raises:
+        ValueError: an unknown attention or score, ``dot`` with the bidirectional encoder, or
+            ``location`` without ``max_src_len``; the message names the fix.
+
+    >>> check_model_choices("luong", "dot", hidden_dim=128, max_src_len=25)
+    Traceback (most recent call last):
+    ...
+    ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
+    """
+    if attention not in ATTENTION_KINDS:
+        raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {attention!r}")
+    if luong_score not in LUONG_SCORES:
+        raise ValueError(f"luong_score must be one of {LUONG_SCORES}, got {luong_score!r}")
+    if attention != "luong":
+        return
+    if luong_score == "dot":
+        raise ValueError(
+            f"luong_score='dot' needs decoder states (hidden_dim={hidden_dim}) and encoder states "
+            f"(2 * hidden_dim={2 * hidden_dim}) of one size, but the encoder is bidirectional: "
+            "use luong_score='general' or 'concat'"
+        )
+    if luong_score == "location" and max_src_len is None:
+        raise ValueError(
+            "luong_score='location' scores source positions, so it needs max_src_len: set max_src_len "
+            "to the longest source sentence"
+        )
+
+
+@contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """Put ``model`` in eval mode for a ``with`` block, then back in the mode it was in.
+
+    >>> from torch import nn
+    >>> layer = nn.Dropout()
+    >>> with evaluating(layer):
+    ...     layer.training
+    False
+    >>> layer.training
+    True
+    """
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
 
 
 @dataclass(frozen=True)
@@ -40,8 +107,13 @@ class Seq2SeqConfig:
         hidden_dim: the GRU size, per direction in the encoder (so ``enc_dim = 2 * hidden_dim``) and of
             the decoder state ``dec_dim``.
         attn_dim: the hidden size ``d_a`` of Bahdanau's additive score.
-        luong_score: the score of the Luong decoder (``"general"`` compares states of different sizes).
-        max_src_len: the longest source sentence, in tokens, the model accepts.
+        luong_score: the score of the Luong decoder (``"general"`` compares states of different sizes;
+            ``"dot"`` cannot, as the encoder is bidirectional).
+        max_src_len: the longest source sentence, in tokens, the model accepts (``None``: no limit, not
+            allowed with the ``location`` score).
+
+    Raises:
+        ValueError: a size below 1, or an impossible combination (see :func:`check_model_choices`).
     """
 
     src_vocab_size: int
@@ -51,14 +123,14 @@ class Seq2SeqConfig:
     hidden_dim: int = 128
     attn_dim: int = 64
     luong_score: str = "general"
-    max_src_len: int = 25
+    max_src_len: int | None = 25
 
     def __post_init__(self) -> None:
-        if self.attention not in ATTENTION_KINDS:
-            raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {self.attention!r}")
         for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "attn_dim", "max_src_len"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be positive, got {value}")
+        check_model_choices(self.attention, self.luong_score, self.hidden_dim, self.max_src_len)
 
     def to_dict(self) -> dict[str, int | str]:
         return asdict(self)
@@ -243,7 +315,7 @@ class LuongDecoder(_Decoder):
     Args:
         score: a :class:`~attnbook.attention.LuongAttention` score; ``"general"`` (default) allows
             ``dec_dim != enc_dim``.
-        max_src_len: the most source positions (``<eos>`` included); needed by ``score="location"`` only.
+        max_src_len: the longest source sentence (without ``<eos>``); needed by the ``location`` score.
     """
 
     def __init__(
@@ -257,7 +329,10 @@ class LuongDecoder(_Decoder):
     ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
         self.attention = LuongAttention(
-            query_dim=hidden_dim, key_dim=enc_dim, score=score, max_src_len=max_src_len
+            query_dim=hidden_dim,
+            key_dim=enc_dim,
+            score=score,
+            max_src_len=None if max_src_len is None else max_src_len + 1,  # + 1: the source <eos>
         )
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
@@ -332,8 +407,7 @@ class Seq2Seq(nn.Module):
         if config.attention == "bahdanau":
             self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
         elif config.attention == "luong":
-            # + 1: the source ends with <eos>, one more position than max_src_len words
-            self.decoder = LuongDecoder(*sizes, score=config.luong_score, max_src_len=config.max_src_len + 1)
+            self.decoder = LuongDecoder(*sizes, score=config.luong_score, max_src_len=config.max_src_len)
         else:
             self.decoder = PlainDecoder(*sizes)
 
@@ -354,204 +428,3 @@ class Seq2Seq(nn.Module):
         if isinstance(self.decoder, LuongDecoder):
             return self.decoder(tgt_in, memory, parallel=parallel)
         return self.decoder(tgt_in, memory)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Search
-
-
-@dataclass
-class Hypothesis:
-    """One decoded sentence.
-
-    Attributes:
-        ids: the target ids, without ``<sos>`` and ``<eos>``.
-        finished: whether the search ended it with ``<eos>`` (rather than at the length limit).
-        weights: ``(len(ids) + finished, src_len)`` attention weights, one row per generated token
-            (``<eos>`` included when finished), columns for the source tokens and the source ``<eos>``;
-            ``None`` for the baseline.
-        score: the sum of the tokens' log-probabilities.
-    """
-
-    ids: list[int]
-    finished: bool
-    weights: Tensor | None
-    score: float
-
-
-def _default_max_len(src_mask: Tensor) -> int:
-    return int(src_mask.sum(dim=1).max().item()) * 2 + 5
-
-
-@torch.no_grad()
-def greedy_decode(
-    model: Seq2Seq, src: Tensor, src_mask: Tensor, max_len: int | None = None
-) -> list[Hypothesis]:
-    """Translate a batch by choosing the most probable token at every step.
-
-    Args:
-        model: the model (put in eval mode by the caller).
-        src: ``(batch, src_len)`` source ids ending in ``<eos>``; src_mask: ``(batch, src_len)``, True = real.
-        max_len: the most tokens to generate per sentence; ``None`` allows ``2 * src_len + 5``.
-
-    Returns:
-        One :class:`Hypothesis` per sentence, in order.
-    """
-    max_len = max_len or _default_max_len(src_mask)
-    memory = model.encode(src, src_mask)
-    state = model.decoder.init_state(memory)
-    batch = src.size(0)
-    tokens = torch.full((batch,), Vocab.sos_id, dtype=torch.long, device=src.device)
-    finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
-    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)
-    outputs, weights = [], []
-    for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(tokens, state, memory)
-        log_probs = torch.log_softmax(logits.double(), dim=-1)
-        best, tokens = log_probs.max(dim=-1)
-        scores += best.masked_fill(finished, 0.0)
-        tokens = tokens.masked_fill(finished, Vocab.pad_id)
-        outputs.append(tokens)
-        weights.append(step_weights)
-        finished = finished | (tokens == Vocab.eos_id)
-        if bool(finished.all()):
-            break
-    out_ids = torch.stack(outputs, dim=1).cpu()
-    out_weights = torch.stack(weights, dim=1).cpu() if model.decoder.uses_attention else None
-    return _hypotheses(out_ids, out_weights, scores.cpu(), src_mask.cpu())
-
-
-def _hypotheses(ids: Tensor, weights: Tensor | None, scores: Tensor, src_mask: Tensor) -> list[Hypothesis]:
-    results = []
-    for row in range(ids.size(0)):
-        seq = ids[row].tolist()
-        finished = Vocab.eos_id in seq
-        length = seq.index(Vocab.eos_id) if finished else len(seq)
-        src_len = int(src_mask[row].sum())
-        row_weights = None if weights is None else weights[row, : length + finished, :src_len].clone()
-        results.append(Hypothesis(seq[:length], finished, row_weights, float(scores[row])))
-    return results
-
-
-@torch.no_grad()
-def beam_search(
-    model: Seq2Seq,
-    src: Tensor,
-    src_mask: Tensor,
-    beam_size: int = 4,
-    max_len: int | None = None,
-    length_penalty: float = 0.0,
-) -> list[Hypothesis]:
-    """Translate a batch keeping the ``beam_size`` most probable partial translations of each sentence.
-
-    All sentences and beams run as one batch of ``batch * beam_size`` rows. A beam that has produced
-    ``<eos>`` is kept with its score frozen. At the end each sentence's best beam is chosen by
-    ``score / length ** length_penalty`` (``0`` ranks by the raw log-probability, which favours short
-    translations; Freitag and Al-Onaizan, 2017, discuss such choices). ``beam_size=1`` is greedy search.
-
-    Args:
-        model: the model (in eval mode).
-        src, src_mask: ``(batch, src_len)``.
-        beam_size: the number of beams per sentence.
-        max_len: the most tokens per sentence; ``None`` allows ``2 * src_len + 5``.
-        length_penalty: the exponent of the length normalisation.
-
-    Returns:
-        One :class:`Hypothesis` per sentence, with the attention weights of its best beam.
-    """
-    if beam_size < 1:
-        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
-    max_len = max_len or _default_max_len(src_mask)
-    batch, device = src.size(0), src.device
-    rows = torch.arange(batch, device=device).repeat_interleave(beam_size)  # sentence of each row
-    memory = model.encode(src, src_mask).index_select(rows)
-    state = model.decoder.init_state(memory)
-    scores = torch.full((batch, beam_size), float("-inf"), dtype=torch.float64, device=device)
-    scores[:, 0] = 0.0  # at first every beam holds the same <sos>: expand only one of them
-    scores = scores.view(-1)
-    tokens = torch.full((batch * beam_size,), Vocab.sos_id, dtype=torch.long, device=device)
-    finished = torch.zeros(batch * beam_size, dtype=torch.bool, device=device)
-    history = torch.empty(batch * beam_size, 0, dtype=torch.long, device=device)
-    weight_history: Tensor | None = None
-    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(1)  # (batch, 1)
-    for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(tokens, state, memory)
-        log_probs = torch.log_softmax(logits.double(), dim=-1)  # (rows, vocab), scores summed in float64
-        # a finished beam may only continue with <pad>, at no cost, so its score stays frozen
-        log_probs[finished] = float("-inf")
-        log_probs[finished, Vocab.pad_id] = 0.0
-        vocab = log_probs.size(-1)
-        candidates = (scores.unsqueeze(1) + log_probs).view(batch, beam_size * vocab)
-        top_scores, top = candidates.topk(beam_size, dim=1)  # (batch, beam)
-        parent = (offsets + top // vocab).view(-1)  # the row each new beam extends
-        tokens = (top % vocab).view(-1)
-        scores = top_scores.view(-1)
-        state = state.index_select(0, parent)
-        history = torch.cat([history.index_select(0, parent), tokens.unsqueeze(1)], dim=1)
-        if step_weights is not None:
-            step_weights = step_weights.index_select(0, parent).unsqueeze(1)
-            weight_history = (
-                step_weights
-                if weight_history is None
-                else torch.cat([weight_history.index_select(0, parent), step_weights], dim=1)
-            )
-        finished = finished.index_select(0, parent) | (tokens == Vocab.eos_id)
-        if bool(finished.all()):
-            break
-    lengths = torch.where(
-        (history == Vocab.eos_id).any(dim=1),
-        (history == Vocab.eos_id).float().argmax(dim=1) + 1,
-        torch.full_like(scores, history.size(1), dtype=torch.long),
-    ).float()
-    normalised = (scores / lengths.pow(length_penalty)).view(batch, beam_size)
-    best = offsets.squeeze(1) + normalised.argmax(dim=1)  # (batch,)
-    best_weights = None if weight_history is None else weight_history.index_select(0, best).cpu()
-    return _hypotheses(history.index_select(0, best).cpu(), best_weights, scores[best].cpu(), src_mask.cpu())
-
-
-@dataclass
-class Translation:
-    """A translated sentence with its attention weights.
-
-    Attributes:
-        source: the source tokens (unknown ones as given).
-        target: the translation's tokens.
-        weights: ``(len(target) + 1, len(source) + 1)`` weights (rows and columns include ``<eos>``) or
-            ``None`` for the baseline.
-        n_unknown: how many source tokens the vocabulary did not know (they were read as ``<unk>``).
-    """
-
-    source: list[str]
-    target: list[str]
-    weights: Tensor | None
-    n_unknown: int
-
-
-def translate(
-    model: Seq2Seq,
-    sentence: str | list[str],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    max_len: int | None = None,
-) -> Translation:
-    """Translate one sentence (a string split on spaces, or a list of tokens).
-
-    Raises:
-        ValueError: the sentence is empty, or longer than the model's ``max_src_len``.
-    """
-    tokens = sentence.lower().split() if isinstance(sentence, str) else list(sentence)
-    ids = src_vocab.encode(tokens, max_len=model.config.max_src_len)
-    src = torch.tensor([ids], device=model.device)
-    src_mask = torch.ones_like(src, dtype=torch.bool)
-    was_training = model.training
-    model.eval()
-    try:
-        if beam_size == 1:
-            (hyp,) = greedy_decode(model, src, src_mask, max_len)
-        else:
-            (hyp,) = beam_search(model, src, src_mask, beam_size, max_len)
-    finally:
-        model.train(was_training)
-    return Translation(tokens, tgt_vocab.decode(hyp.ids), hyp.weights, len(src_vocab.unknown(tokens)))

@@ -1,0 +1,185 @@
+"""Chapter 6's experiment in one call: configuration -> data -> model -> training -> evaluation.
+
+:class:`ExperimentConfig` nests the three parts of a run, :class:`DataConfig`, :class:`ModelConfig` and
+:class:`~attnbook.training.TrainConfig`, and refuses an impossible combination when it is built, with a
+message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
+command-line flag per field: see :mod:`attnbook.flags`).
+
+>>> from attnbook.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
+>>> from attnbook.training import TrainConfig
+>>> ExperimentConfig(model=ModelConfig(attention="luong", luong_score="dot"))
+Traceback (most recent call last):
+...
+ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
+>>> tiny = ExperimentConfig(
+...     DataConfig(n_train=40, n_val=8, n_test=8, max_src_len=6),
+...     ModelConfig(emb_dim=8, hidden_dim=8, attn_dim=8),
+...     TrainConfig(max_epochs=1, batch_size=20),
+... )
+>>> experiment = run_experiment(tiny, device="cpu", progress=False)
+>>> experiment.training.steps, sorted(experiment.to_dict())[:3]
+(2, ['alignment_accuracy', 'alignment_by_category', 'attention'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from attnbook.data import Vocab
+from attnbook.evaluation import EvalResult, evaluate
+from attnbook.flags import check_fields
+from attnbook.grammar import DataSplits, make_splits
+from attnbook.runtime import get_device, set_seed
+from attnbook.seq2seq import ATTENTION_KINDS, LUONG_SCORES, Seq2Seq, Seq2SeqConfig, check_model_choices
+from attnbook.training import TrainConfig, TrainResult, train
+from attnbook.translator import Translator
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """The data: disjoint splits drawn from the toy grammar of :mod:`attnbook.grammar`.
+
+    Attributes:
+        n_train: training pairs.
+        n_val: validation pairs (early stopping).
+        n_test: held-out test pairs.
+        max_src_len: the longest English sentence, in words.
+        data_seed: the seed of the draw.
+    """
+
+    n_train: int = field(default=20000, metadata={"minimum": 1})
+    n_val: int = field(default=500, metadata={"minimum": 1})
+    n_test: int = field(default=1000, metadata={"minimum": 1})
+    max_src_len: int = field(default=25, metadata={"minimum": 3})
+    data_seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+    def splits(self) -> DataSplits:
+        """Draw the three splits."""
+        return make_splits(
+            self.n_train, self.n_val, self.n_test, seed=self.data_seed, max_src_len=self.max_src_len
+        )
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The model's choices and sizes (the vocabulary sizes come from the data).
+
+    Attributes:
+        attention: the decoder: ``bahdanau``, ``luong`` or ``none`` (no attention).
+        emb_dim: the size of the token embeddings.
+        hidden_dim: the GRU size (per direction in the encoder).
+        attn_dim: the hidden size of Bahdanau's additive score.
+        luong_score: the score of the Luong decoder.
+    """
+
+    attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
+    emb_dim: int = field(default=64, metadata={"minimum": 1})
+    hidden_dim: int = field(default=128, metadata={"minimum": 1})
+    attn_dim: int = field(default=64, metadata={"minimum": 1})
+    luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """Chapter 6's configuration (``python -m attnbook train``): the data, the model and the training.
+
+    Attributes:
+        data: what to draw.
+        model: what to build.
+        train: how to train.
+
+    Raises:
+        ValueError: an impossible combination (see :func:`~attnbook.seq2seq.check_model_choices`).
+    """
+
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def __post_init__(self) -> None:
+        model = self.model
+        check_model_choices(model.attention, model.luong_score, model.hidden_dim, self.data.max_src_len)
+
+
+def build_translator(config: ExperimentConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
+    """A fresh model of the experiment's sizes for these vocabularies (seed first for repeatable weights).
+
+    >>> from attnbook.data import Vocab
+    >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
+    >>> translator = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
+    >>> translator.model.config.luong_score, translator.model.config.max_src_len
+    ('general', 25)
+    """
+    model = Seq2Seq(
+        Seq2SeqConfig(
+            src_vocab_size=len(src_vocab),
+            tgt_vocab_size=len(tgt_vocab),
+            max_src_len=config.data.max_src_len,
+            **asdict(config.model),
+        )
+    )
+    return Translator(model, src_vocab, tgt_vocab)
+
+
+@dataclass(frozen=True, eq=False)
+class Experiment:
+    """Everything :func:`run_experiment` built and measured."""
+
+    config: ExperimentConfig
+    splits: DataSplits
+    translator: Translator
+    training: TrainResult
+    evaluation: EvalResult | None
+    device: torch.device
+
+    def to_dict(self) -> dict[str, Any]:
+        """The headline numbers as plain values (the command line's JSON)."""
+        metrics = self.evaluation.to_dict() if self.evaluation is not None else {}
+        return {
+            "attention": self.config.model.attention,
+            "device": str(self.device),
+            **metrics,
+            "train_seconds": self.training.seconds,
+            "train_steps": self.training.steps,
+            "best_step": self.training.best_step,
+            "stopped_early": self.training.stopped_early,
+            "config": {**asdict(self.config.data), **asdict(self.config.model)},
+            "train_config": self.config.train.to_dict(),
+        }
+
+
+def run_experiment(
+    config: ExperimentConfig | None = None,
+    *,
+    device: torch.device | str | None = None,
+    progress: bool = True,
+    evaluate_test: bool = True,
+) -> Experiment:
+    """Draw the data, build the vocabularies and the model, train it, and evaluate it on the test split.
+
+    Args:
+        config: the experiment; ``None`` uses :class:`ExperimentConfig`'s defaults (the chapter's).
+        device: where to train; ``None`` uses :func:`~attnbook.runtime.get_device`.
+        progress: show the training progress bar.
+        evaluate_test: evaluate on the test split (greedy search) after training.
+    """
+    config = config or ExperimentConfig()
+    device = torch.device(device) if device is not None else get_device()
+    splits = config.data.splits()
+    src_vocab = Vocab.build(p.source for p in splits.train)
+    tgt_vocab = Vocab.build(p.target for p in splits.train)
+    set_seed(config.train.seed)
+    translator = build_translator(config, src_vocab, tgt_vocab)
+    translator.model.to(device)
+    training = train(translator, splits.train, splits.val, config.train, progress=progress)
+    evaluation = evaluate(translator, splits.test) if evaluate_test else None
+    return Experiment(config, splits, translator, training, evaluation, device)

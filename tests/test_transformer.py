@@ -1,0 +1,143 @@
+"""attnbook.transformer: shapes, the causal decoder, cached decoding equal to the parallel pass, training."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from attnbook import causal_mask
+from attnbook.attention_analysis import alignment_accuracy
+from attnbook.checks_transformer import check_decoder_mask, check_multihead_attention
+from attnbook.data import Vocab, make_batch
+from attnbook.evaluation import evaluate
+from attnbook.grammar import make_splits
+from attnbook.search import beam_search, greedy_decode
+from attnbook.training import TrainConfig, train
+from attnbook.transformer import (
+    Transformer,
+    TransformerConfig,
+    head_alignment_accuracy,
+    sinusoidal_positions,
+    train_neighbour_copier,
+)
+from attnbook.translator import Translator
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def toy():
+    splits = make_splits(300, 40, 40, seed=3, max_src_len=10)
+    src_vocab = Vocab.build(p.source for p in splits.train)
+    tgt_vocab = Vocab.build(p.target for p in splits.train)
+    return splits, src_vocab, tgt_vocab
+
+
+def small_model(src_vocab, tgt_vocab, seed=0, **sizes):
+    torch.manual_seed(seed)
+    config = TransformerConfig(len(src_vocab), len(tgt_vocab), **{"d_model": 16, "num_heads": 2, **sizes})
+    return Transformer(config)
+
+
+def test_shapes_of_logits_and_of_every_heads_cross_attention(toy):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, num_layers=3)
+    batch = make_batch(splits.train[:5], src_vocab, tgt_vocab)
+    logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
+    (batch_size, src_len), tgt_len = batch.src.shape, batch.tgt_in.shape[1]
+    assert logits.shape == (batch_size, tgt_len, len(tgt_vocab))
+    assert weights.shape == (batch_size, tgt_len, src_len)
+    _, every = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
+    assert every.shape == (batch_size, 3, 2, tgt_len, src_len)
+    torch.testing.assert_close(every[:, -1].mean(dim=1), weights)
+    assert bool(every.masked_select(~batch.src_mask[:, None, None, None, :]).eq(0).all())  # no padding
+
+
+def test_a_target_token_never_changes_the_logits_before_it(toy):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab).double().eval()
+    batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
+    logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
+    changed = batch.tgt_in.clone()
+    changed[:, 3] = (changed[:, 3] + 1) % len(tgt_vocab)
+    changed_logits, _ = model(batch.src, batch.src_mask, changed)
+    torch.testing.assert_close(changed_logits[:, :3], logits[:, :3])
+    assert not torch.allclose(changed_logits[:, 3:], logits[:, 3:])
+
+
+def test_cached_step_by_step_decoding_equals_the_parallel_pass(toy):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab).double().eval()
+    batch = make_batch(splits.train[:6], src_vocab, tgt_vocab)
+    parallel = model(batch.src, batch.src_mask, batch.tgt_in)
+    stepwise = model(batch.src, batch.src_mask, batch.tgt_in, parallel=False)
+    torch.testing.assert_close(stepwise[0], parallel[0])
+    torch.testing.assert_close(stepwise[1], parallel[1])
+
+
+def test_position_codes_are_distinct_and_bounded():
+    codes = sinusoidal_positions(50, 16)
+    assert codes.abs().max() <= 1
+    assert torch.cdist(codes, codes).add(torch.eye(50)).min() > 0.1  # no two positions share a code
+    with pytest.raises(ValueError, match="even"):
+        sinusoidal_positions(4, 5)
+
+
+def test_config_refuses_heads_that_do_not_divide_the_width():
+    with pytest.raises(ValueError, match="divisible by num_heads"):
+        TransformerConfig(10, 10, d_model=30, num_heads=4)
+
+
+def test_the_package_training_loop_and_search_serve_it(toy):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, d_model=32, num_heads=4, ff_dim=64)
+    translator = Translator(model, src_vocab, tgt_vocab)
+    config = TrainConfig(max_epochs=12, batch_size=32, lr=3e-3, eval_every=50, patience=100)
+    result = train(translator, splits.train, splits.val, config, progress=False)
+    uniform_loss = math.log(len(tgt_vocab))  # the loss of a model that knows nothing
+    assert result.val_history[-1].loss < 0.6 * uniform_loss
+    batch = make_batch(splits.val[:8], src_vocab, tgt_vocab)
+    greedy = greedy_decode(model, batch.src, batch.src_mask)
+    beam_of_one = beam_search(model, batch.src, batch.src_mask, beam_size=1)
+    assert [h.ids for h in greedy] == [h.ids for h in beam_of_one]
+    scores = evaluate(translator, splits.val)
+    assert scores.alignment is not None and 0 <= scores.alignment.accuracy <= 1
+    by_head = head_alignment_accuracy(translator, splits.val)
+    assert by_head.shape == (2, 4)
+    assert bool(((by_head >= 0) & (by_head <= 1)).all())
+
+
+def test_head_alignment_agrees_with_the_package_scorer_on_a_one_head_model(toy):
+    splits, src_vocab, tgt_vocab = toy
+    translator = Translator(
+        small_model(src_vocab, tgt_vocab, num_heads=1, num_layers=1), src_vocab, tgt_vocab
+    )
+    by_head = head_alignment_accuracy(translator, splits.val)
+    expected = alignment_accuracy(translator, splits.val).accuracy  # last layer, one head
+    assert by_head.item() == pytest.approx(expected)
+
+
+def test_one_head_copies_one_neighbour_and_two_heads_copy_both():
+    _, one_head = train_neighbour_copier(1, steps=300)
+    _, two_heads = train_neighbour_copier(2, steps=300)
+    assert two_heads.min() > 0.95
+    assert one_head.min() < 0.5  # a linear read-out of one average names only one of the two tokens
+
+
+def test_checkers_pass_the_package_and_fail_common_mistakes():
+    def reference_heads(mha, query, keys, values, mask):
+        return mha(query, keys, values, mask=mask)
+
+    def without_scaling(mha, query, keys, values, mask):
+        context, weights = mha(query * mha.head_dim**0.5, keys, values, mask=mask)
+        return context, weights
+
+    assert check_multihead_attention(reference_heads)
+    result = check_multihead_attention(without_scaling)
+    assert not result and "differs" in str(result)
+    assert check_decoder_mask(lambda tgt_mask: tgt_mask[:, None, :] & causal_mask(tgt_mask.shape[1]))
+    wrong = check_decoder_mask(lambda tgt_mask: ~causal_mask(tgt_mask.shape[1]).expand(len(tgt_mask), -1, -1))
+    assert not wrong and "case 1" in str(wrong)
+    assert not check_decoder_mask(lambda tgt_mask: causal_mask(tgt_mask.shape[1]).float())  # not boolean
