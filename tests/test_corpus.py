@@ -1,4 +1,4 @@
-"""The Tatoeba loader: normalising, tokenising, validating every line, the shipped sample, the download."""
+"""The Tatoeba loader: normalising, tokenising, validating every line, the shipped pairs, the download."""
 
 import zipfile
 from pathlib import Path
@@ -27,13 +27,13 @@ def test_tokenizers_split_words_punctuation_and_french_elisions():
     assert tokenize_french("Élève  ÉTÉ") == ["élève", "été"]  # accents kept, case folded
 
 
-def test_shipped_sample_loads_from_any_working_directory(tmp_path, monkeypatch):
+def test_shipped_pairs_load_from_any_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     corpus = load_tatoeba(sample_path(), strict=True)
     assert len(corpus.pairs) >= 60
     assert corpus.malformed == []
     assert all(not p.has_alignment for p in corpus.pairs)
-    assert corpus.pairs[0].source == ("i", "am", "cold", ".")
+    assert corpus.pairs[0].source == ("go", ".")
 
 
 def test_malformed_lines_are_reported_with_their_line_numbers():
@@ -91,9 +91,9 @@ def test_download_rejects_an_archive_without_the_file(tmp_path):
         download_tatoeba(tmp_path / "cache", url=archive.as_uri())
 
 
-def test_the_sample_is_declared_as_package_data(repo_root):
+def test_the_shipped_pairs_are_declared_as_package_data(repo_root):
     tomllib = pytest.importorskip("tomllib")
     config = tomllib.loads((repo_root / "code" / "pyproject.toml").read_text())
     patterns = config["tool"]["setuptools"]["package-data"]["attnbook"]
-    assert "data/*.tsv" in patterns
+    assert "data/*.txt" in patterns and "data/*.md" in patterns  # the pairs and their licence note
     assert sample_path().is_file()

@@ -14,7 +14,10 @@ enough to read in one sitting:
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: sentence pairs, vocabularies, padded batches with masks.
 - :mod:`attnbook.grammar`: the toy English-French grammar with true alignments, and its splits.
-- :mod:`attnbook.corpus`: the Tatoeba English-French loader and the sample shipped with the package.
+- :mod:`attnbook.corpus`: the Tatoeba English-French loader and the real pairs shipped with the package.
+- :mod:`attnbook.realdata`: real sentences: the split by English sentence, multi-reference BLEU and chrF,
+  unknown-word replacement through attention; :mod:`attnbook.realcli`: ``train --corpus``, ``evaluate``
+  and ``translate`` on the command line.
 - :mod:`attnbook.seq2seq`: the bidirectional encoder and the Bahdanau, Luong and no-attention decoders.
 - :mod:`attnbook.search`: greedy and beam search.
 - :mod:`attnbook.translator`: ``Translator``, a model with its vocabularies: translate, save, load.

@@ -1,5 +1,6 @@
-"""The package's command line: ``train`` trains chapter 6's model and prints its metrics; ``bench`` measures
-the cost of attention (the appendix).
+"""The package's command line: ``train`` trains chapter 6's model (or, with ``--corpus``, a model of real
+sentences) and prints its metrics; ``evaluate`` and ``translate`` use a saved model (see
+:mod:`attnbook.realcli`); ``bench`` measures the cost of attention (the appendix).
 
 Examples::
 
@@ -16,7 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from attnbook import bench
+from attnbook import bench, realcli
 from attnbook.bench_grids import GRIDS, default_grid
 from attnbook.bench_report import format_report, save_result
 from attnbook.experiment import ExperimentConfig, run_experiment
@@ -39,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_command(commands)
     add_bench_command(commands)
+    realcli.add_evaluate_command(commands)
+    realcli.add_translate_command(commands)
     return parser
 
 
@@ -63,12 +66,16 @@ def add_train_command(commands: argparse._SubParsersAction) -> None:
         "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
     )
     train.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    realcli.add_corpus_options(train)
     train.set_defaults(handler=run_train)
 
 
 def run_train(args: argparse.Namespace) -> int:
     """Train, evaluate, print the metrics (as text, and as JSON on the last line with ``--json``)."""
     import torch
+
+    if realcli.wants_corpus(args):
+        return realcli.run_train_corpus(args)
 
     try:
         config = config_from_arguments(ExperimentConfig, args)

@@ -8,13 +8,16 @@ Each line is ``English<TAB>French`` optionally followed by ``<TAB>attribution``:
 The loader normalises each side (Unicode NFC, lower case, typographic apostrophes and non-breaking
 spaces made plain), splits it into word and punctuation tokens (French elisions such as ``j'ai`` become
 ``j'`` ``ai``), and validates every line: a malformed one is reported with its line number, never
-silently dropped. The package ships a small sample (:func:`sample_path`); :func:`download_tatoeba`
-fetches the full file where a network is available (e.g. in Colab).
+silently dropped; a file that is not UTF-8 is refused with the byte offset of the first bad byte. The
+package ships 18,065 real pairs (:func:`shipped_path`; Tatoeba Project, CC-BY 2.0 France, as distributed
+by ManyThings.org); :func:`download_tatoeba` fetches the full file where a network is available (e.g. in
+Colab).
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
 import unicodedata
 import urllib.request
@@ -25,6 +28,9 @@ from importlib import resources
 from pathlib import Path
 
 from attnbook.data import SentencePair
+
+TATOEBA_ATTRIBUTION = "Sentence pairs from the Tatoeba Project (tatoeba.org), CC-BY 2.0 France, as distributed by ManyThings.org"
+"""The attribution the licence of the shipped pairs asks for (also in ``data/TATOEBA-LICENSE.md``)."""
 
 TATOEBA_URL = "https://download.pytorch.org/tutorial/data.zip"
 """The archive the PyTorch tutorial uses; it holds ``data/eng-fra.txt`` (English<TAB>French lines)."""
@@ -80,6 +86,18 @@ class MalformedLine:
 
     def __str__(self) -> str:
         return f"line {self.line_number}: {self.reason}: {self.text!r}"
+
+
+class CorpusEncodingError(ValueError):
+    """A corpus file is not UTF-8; the message names the file, the byte offset and the line."""
+
+    def __init__(self, path: str, error: UnicodeDecodeError, line_number: int) -> None:
+        self.path, self.offset, self.line_number = path, error.start, line_number
+        bad = error.object[error.start : error.start + 4]
+        super().__init__(
+            f"{path} is not UTF-8 text: byte {bad[:1].hex()} at byte offset {error.start} (line {line_number}) "
+            f"cannot be decoded ({error.reason}); save the file as UTF-8"
+        )
 
 
 class CorpusFormatError(ValueError):
@@ -185,26 +203,44 @@ def load_tatoeba(
 
     Raises:
         FileNotFoundError: there is no file at ``path``.
+        CorpusEncodingError: the file is not UTF-8 (the message gives the byte offset).
         CorpusFormatError: ``strict`` and some lines are malformed (the message lists their numbers).
     """
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        corpus = parse_tatoeba_lines(handle, max_len=max_len, english_prefixes=english_prefixes)
+    payload = path.read_bytes()
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorpusEncodingError(str(path), error, payload.count(b"\n", 0, error.start) + 1) from None
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    lines = io.StringIO(text, newline=None)  # universal newlines, as reading a text file does
+    corpus = parse_tatoeba_lines(lines, max_len=max_len, english_prefixes=english_prefixes)
     if strict and corpus.malformed:
         raise CorpusFormatError(str(path), corpus.malformed)
     return corpus
 
 
+def shipped_path() -> Path:
+    """The path of the 18,065 Tatoeba pairs shipped inside the package (works from any directory).
+
+    English sentences of 1 to 5 words with all their French translations, two-column layout; see
+    :data:`TATOEBA_ATTRIBUTION` and ``data/TATOEBA-LICENSE.md`` for the source and the licence.
+    """
+    return Path(str(resources.files("attnbook") / "data" / "tatoeba-eng-fra-short.txt"))
+
+
 def sample_path() -> Path:
-    """The path of the small Tatoeba sample shipped inside the package (works from any directory)."""
-    return Path(str(resources.files("attnbook") / "data" / "tatoeba_sample.tsv"))
+    """The Tatoeba file shipped inside the package; the same as :func:`shipped_path`."""
+    return shipped_path()
 
 
 def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
     """Download the full English-French file (about 135,000 pairs) into ``directory``, once.
 
-    Needs a network (Colab has one; the book's CI does not and uses :func:`sample_path`). A zip archive
-    is unpacked to its ``eng-fra.txt`` member; a plain text file is saved as it is.
+    Needs a network (Colab has one; the book's CI does not and uses :func:`shipped_path`). A zip archive
+    is unpacked to its ``eng-fra.txt`` member; a plain text file is saved as it is. The file is written
+    under a temporary name, checked (UTF-8, tab-separated lines) and only then renamed, so a download
+    interrupted half-way never leaves a truncated ``eng-fra.txt`` that a later call would reuse.
 
     Args:
         directory: where to keep ``eng-fra.txt``; a file already there is reused.
@@ -214,7 +250,8 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
         The path of ``eng-fra.txt``.
 
     Raises:
-        ValueError: the archive holds no ``eng-fra.txt``.
+        ValueError: the archive holds no ``eng-fra.txt``, or what arrived is not a UTF-8 file of
+            ``English<TAB>French`` lines (nothing is kept then).
     """
     directory = Path(directory)
     target = directory / "eng-fra.txt"
@@ -223,7 +260,7 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     with urllib.request.urlopen(url) as response:
         payload = response.read()
-    if payload[:2] == b"PK":
+    if payload[:2] == b"PK":  # an archive's members carry checksums: a cut-short one fails to open
         with zipfile.ZipFile(io.BytesIO(payload)) as archive:
             members = [name for name in archive.namelist() if name.endswith("eng-fra.txt")]
             if not members:
@@ -231,5 +268,26 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
                     f"the archive at {url} holds no eng-fra.txt (it has {archive.namelist()[:5]})"
                 )
             payload = archive.read(members[0])
-    target.write_bytes(payload)
+    elif not payload.endswith(b"\n"):
+        raise ValueError(f"the file from {url} does not end with a whole line (cut short?); nothing saved")
+    _check_download(payload, url)
+    partial = directory / f".eng-fra.txt.{os.getpid()}.part"
+    try:
+        partial.write_bytes(payload)
+        os.replace(partial, target)  # atomic: target is either absent or whole
+    finally:
+        partial.unlink(missing_ok=True)
     return target
+
+
+def _check_download(payload: bytes, url: str) -> None:
+    """Refuse a payload that is not a UTF-8 file of tab-separated lines."""
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"the file from {url} is not UTF-8 (byte offset {error.start}); nothing saved"
+        ) from None
+    lines = text.splitlines()
+    if not lines or "\t" not in lines[0] or "\t" not in lines[-1]:
+        raise ValueError(f"the file from {url} is not English<TAB>French lines; nothing saved")

@@ -1,0 +1,231 @@
+"""The command line on real sentences: ``train --corpus-file``, ``evaluate``, ``translate``, and every bad
+input ending in one clear ``error:`` line with exit status 2 (never a traceback)."""
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from attnbook import realcli
+from attnbook.__main__ import build_parser, main
+from attnbook.corpus import shipped_path
+from attnbook.data import Vocab
+from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnbook.translator import Translator
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+TINY = ["--hidden-dim", "8", "--steps", "1", "--threads", "1", "--device", "cpu"]
+
+
+@pytest.fixture(scope="module")
+def tiny_corpus(tmp_path_factory) -> Path:
+    """Every 40th shipped pair, in the three-column layout (about 450 pairs)."""
+    lines = shipped_path().read_text(encoding="utf-8").splitlines()[::40]
+    path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text("".join(f"{line}\tCC-BY 2.0 (France)\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tiny_corpus, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("model") / "model.pt"
+    torch.set_num_threads(1)
+    assert main(["train", "--corpus-file", str(tiny_corpus), "--save", str(path), *TINY]) == 0
+    return path
+
+
+def last_json(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_train_on_a_corpus_file_reports_held_out_scores_as_json(tiny_corpus, tmp_path, capsys):
+    path = tmp_path / "m.pt"
+    assert main(["train", "--corpus-file", str(tiny_corpus), "--save", str(path), "--json", *TINY]) == 0
+    summary = last_json(capsys.readouterr().out)
+    assert {"bleu", "chrf", "train_seconds", "n_train", "n_test"} <= set(summary)
+    assert 0 <= summary["bleu"] <= 100 and 0 <= summary["chrf"] <= 100
+    assert summary["n_train"] + summary["n_val"] + summary["n_test"] == len(
+        tiny_corpus.read_text().splitlines()
+    )
+    assert summary["train_steps"] >= 1 and summary["corpus"] == str(tiny_corpus)
+    assert Translator.load(path, device="cpu").model.config.hidden_dim == 8
+
+
+def test_train_corpus_tatoeba_names_the_shipped_file(monkeypatch, capsys):
+    seen = {}
+
+    def fake_experiment(pairs, config, **kwargs):  # stop before training: only the choice of file is tested
+        seen["n"] = len(pairs)
+        raise ValueError("stopped here")
+
+    monkeypatch.setattr(realcli, "run_real_experiment", fake_experiment)
+    assert main(["train", "--corpus", "tatoeba", *TINY]) == 2
+    assert seen["n"] == 18065
+
+
+def test_corpus_and_corpus_file_exclude_each_other(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train", "--corpus", "tatoeba", "--corpus-file", "x.txt"])
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_evaluate_scores_a_checkpoint_on_a_file(checkpoint, tiny_corpus, capsys):
+    assert (
+        main(["evaluate", "--checkpoint", str(checkpoint), "--corpus-file", str(tiny_corpus), "--json"]) == 0
+    )
+    summary = last_json(capsys.readouterr().out)
+    assert {"bleu", "chrf", "exact_match", "n_sentences", "n_unknown"} <= set(summary)
+    english = {line.split("\t")[0] for line in tiny_corpus.read_text(encoding="utf-8").splitlines()}
+    assert summary["n_sentences"] == len(english)  # translations grouped by English sentence
+
+
+def test_translate_prints_the_translation_an_attention_table_and_a_heatmap(checkpoint, tmp_path, capsys):
+    plot = tmp_path / "attention.png"
+    arguments = ["translate", "--checkpoint", str(checkpoint), "--beam", "2", "--plot", str(plot), "--json"]
+    assert main([*arguments, "I am cold, Zorblax."]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    result = json.loads(out[-1])
+    assert result["source"] == ["i", "am", "cold", ",", "zorblax", "."]
+    assert "zorblax" not in result["read_as"] and "<unk>" in result["read_as"]
+    assert any("unknown to the model" in line and "zorblax" in line for line in out)
+    table_header = next(line for line in out if "<eos>" in line and "<unk>" in line)
+    assert table_header.split()[-1] == "<eos>"
+    assert len(result["attention"]) >= 1
+    for row in result["attention"]:
+        assert len(row) == len(result["source"]) + 1 and sum(row) == pytest.approx(1, abs=1e-3)
+    assert plot.stat().st_size > 1000 and plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_attention_table_marks_each_row_maximum():
+    table = realcli.attention_table(
+        torch.tensor([[0.7, 0.3], [0.02, 0.98]]), ["tom", "<eos>"], ["tom", "<eos>"]
+    )
+    rows = table.splitlines()
+    assert rows[1].split()[1:] == ["70*", "30"] and rows[2].split()[1:] == [".", "98*"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Bad input: one error line, exit status 2, no traceback
+
+
+def assert_clean_error(capsys, *fragments: str) -> str:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    (line,) = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    for fragment in fragments:
+        assert fragment in line
+    return line
+
+
+def test_a_corpus_that_is_not_utf8_names_the_file_and_the_byte_offset(tmp_path, capsys):
+    path = tmp_path / "latin1.txt"
+    payload = "Go.\tVa !\nCoffee.\tUn café.\n".encode("latin-1")
+    path.write_bytes(payload)
+    assert main(["train", "--corpus-file", str(path), *TINY]) == 2
+    offset = payload.index("é".encode("latin-1"))
+    assert_clean_error(capsys, str(path), f"byte offset {offset}")
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "\n\n", "no tab here\nnor here\n", "\tVa !\n"],
+    ids=["empty", "blank", "no-tabs", "no-english"],
+)
+def test_an_empty_corpus_is_refused_before_any_training(content, tmp_path, capsys, monkeypatch):
+    path = tmp_path / "empty.txt"
+    path.write_text(content, encoding="utf-8")
+    monkeypatch.setattr(realcli, "run_real_experiment", lambda *a, **k: pytest.fail("training started"))
+    assert main(["train", "--corpus-file", str(path), *TINY]) == 2
+    assert_clean_error(capsys, str(path), "no usable sentence pair")
+
+
+def test_a_missing_corpus_file_is_a_clear_error(tmp_path, capsys):
+    assert main(["train", "--corpus-file", str(tmp_path / "nope.txt"), *TINY]) == 2
+    assert_clean_error(capsys, "no such file")
+
+
+def test_a_corpus_too_small_to_split_is_refused(tmp_path, capsys):
+    path = tmp_path / "two.txt"
+    path.write_text("Go.\tVa !\nRun!\tCours !\n", encoding="utf-8")
+    assert main(["train", "--corpus-file", str(path), *TINY]) == 2
+    assert_clean_error(capsys, "too few")
+
+
+def test_evaluate_refuses_a_file_whose_sentences_are_all_too_long(checkpoint, tmp_path, capsys):
+    path = tmp_path / "long.txt"
+    path.write_text(" ".join(["word"] * 40) + ".\tMot.\n", encoding="utf-8")
+    assert main(["evaluate", "--checkpoint", str(checkpoint), "--corpus-file", str(path)]) == 2
+    assert_clean_error(capsys, "longer than")
+
+
+class NotAttnbook:
+    pass
+
+
+def foreign_files(tmp_path: Path, checkpoint: Path) -> dict[str, Path]:
+    files = {
+        "garbage": b"this is not a checkpoint at all\n" * 10,
+        "truncated": checkpoint.read_bytes()[: checkpoint.stat().st_size // 2],
+        "empty": b"",
+    }
+    paths = {}
+    for name, payload in files.items():
+        paths[name] = tmp_path / f"{name}.pt"
+        paths[name].write_bytes(payload)
+    paths["another-programs-tensors"] = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, paths["another-programs-tensors"])
+    paths["a-pickled-object"] = tmp_path / "object.pt"
+    with paths["a-pickled-object"].open("wb") as handle:
+        pickle.dump(NotAttnbook(), handle)
+    return paths
+
+
+@pytest.mark.parametrize(
+    "kind", ["garbage", "truncated", "empty", "another-programs-tensors", "a-pickled-object"]
+)
+@pytest.mark.parametrize("command", ["translate", "evaluate"])
+def test_a_file_that_is_not_a_checkpoint_is_refused_without_unsafe_advice(
+    kind, command, checkpoint, tiny_corpus, tmp_path, capsys
+):
+    path = foreign_files(tmp_path, checkpoint)[kind]
+    arguments = ["Go."] if command == "translate" else ["--corpus-file", str(tiny_corpus)]
+    assert main([command, "--checkpoint", str(path), *arguments]) == 2
+    line = assert_clean_error(capsys, str(path), "not a checkpoint")
+    assert "weights_only" not in line
+
+
+def test_a_sentence_longer_than_a_location_model_allows_is_refused(tmp_path, capsys):
+    vocab = Vocab(["i", "am", "cold", "."])
+    config = Seq2SeqConfig(len(vocab), len(vocab), attention="luong", luong_score="location", max_src_len=4)
+    path = Translator(Seq2Seq(config), vocab, vocab).save(tmp_path / "location.pt")
+    assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am cold."]) == 0
+    capsys.readouterr()
+    assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am very cold today."]) == 2
+    assert_clean_error(capsys, "6 tokens", "4")
+
+
+def test_the_process_exits_with_status_2_and_no_traceback(tmp_path):
+    path = tmp_path / "garbage.pt"
+    path.write_bytes(b"\x00\x01garbage")
+    done = subprocess.run(
+        [sys.executable, "-m", "attnbook", "translate", "--checkpoint", str(path), "Go."],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and done.stderr.startswith("error:")
+
+
+def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
+    args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1000", "--seed", "3"])
+    config = realcli.real_config_from_args(args, 18065)
+    per_epoch = -(-round(18065 * (1 - config.test_fraction - config.val_fraction)) // config.train.batch_size)
+    assert config.train.max_epochs == -(-1000 // per_epoch) and config.train.seed == 3
+    args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1"])
+    assert realcli.real_config_from_args(args, 18065).train.max_epochs == 1

@@ -1,0 +1,201 @@
+"""Real sentences: the shipped pairs, both file layouts, the split by English sentence, multi-reference
+scoring and unknown-word replacement through attention."""
+
+import hashlib
+import urllib.request
+import zipfile
+
+import pytest
+import sacrebleu
+import torch
+
+from attnbook.corpus import (
+    TATOEBA_ATTRIBUTION,
+    CorpusEncodingError,
+    download_tatoeba,
+    load_tatoeba,
+    shipped_path,
+)
+from attnbook.data import SentencePair
+from attnbook.realdata import (
+    detokenize_french,
+    group_references,
+    replace_unknown,
+    score_against_references,
+    split_by_english,
+)
+
+SHIPPED_SHA256 = "c52ae3c5a2f6b3c96d985aad8e2f1aab814c6701cfa9face467989069624bcaa"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_tatoeba(shipped_path(), strict=True)
+
+
+def test_the_shipped_file_is_the_documented_one_with_its_attribution_beside_it():
+    assert hashlib.sha256(shipped_path().read_bytes()).hexdigest() == SHIPPED_SHA256
+    licence = (shipped_path().parent / "TATOEBA-LICENSE.md").read_text(encoding="utf-8")
+    assert TATOEBA_ATTRIBUTION in licence
+    assert "CC-BY 2.0 France" in licence
+
+
+def test_the_shipped_pairs_load_from_any_directory_with_repeated_english(shipped, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert len(shipped.pairs) == 18065 and not shipped.malformed
+    distinct = {p.source for p in shipped.pairs}
+    assert 10900 <= len(distinct) <= 11000  # many English sentences have several translations
+    assert shipped.pairs[0].source == ("go", ".") and shipped.pairs[0].target == ("va", "!")
+
+
+def test_the_two_and_three_column_layouts_give_the_same_pairs(tmp_path):
+    rows = [("Go.", "Va !"), ("I'm cold.", "J’ai froid."), ("Tom won.", "Tom a gagné.")]
+    two = tmp_path / "two.txt"
+    three = tmp_path / "three.txt"
+    two.write_text("".join(f"{en}\t{fr}\n" for en, fr in rows), encoding="utf-8")
+    three.write_text(
+        "".join(
+            f"{en}\t{fr}\tCC-BY 2.0 (France) Attribution: tatoeba.org #{i}\n"
+            for i, (en, fr) in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
+    assert load_tatoeba(two, strict=True).pairs == load_tatoeba(three, strict=True).pairs
+    assert load_tatoeba(two).pairs[1].target == ("j'", "ai", "froid", ".")
+
+
+def test_a_file_that_is_not_utf8_is_refused_naming_the_byte_offset(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(
+        "Go.\tVa !\nI'm cold.\tJ'ai froid.\nHe's a café owner.\tIl tient un café.\n".encode("latin-1")
+    )
+    with pytest.raises(CorpusEncodingError) as info:
+        load_tatoeba(path)
+    offset = path.read_bytes().index(b"\xe9")
+    assert info.value.offset == offset and info.value.line_number == 3
+    assert f"byte offset {offset}" in str(info.value) and str(path) in str(info.value)
+
+
+def test_split_by_english_puts_every_translation_of_a_sentence_on_one_side(shipped):
+    split = split_by_english(shipped.pairs, test_fraction=0.1, val_fraction=0.05, seed=3)
+    train, val, test = split.sources("train"), split.sources("val"), split.sources("test")
+    assert not train & test and not train & val and not val & test
+    assert len(split.train) + len(split.val) + len(split.test) == len(shipped.pairs)
+    distinct = len(train | val | test)
+    assert abs(len(test) - 0.1 * distinct) <= 1 and abs(len(val) - 0.05 * distinct) <= 1
+    # an English sentence with several translations brings all of them along
+    counts = {}
+    for pair in shipped.pairs:
+        counts[pair.source] = counts.get(pair.source, 0) + 1
+    repeated = next(s for s in test if counts[s] > 1)
+    assert sum(p.source == repeated for p in split.test) == counts[repeated]
+
+
+def test_split_by_english_is_repeatable_and_refuses_too_few_sentences():
+    pairs = [SentencePair((f"w{i}",), ("x",)) for i in range(50)]
+    assert split_by_english(pairs, seed=1) == split_by_english(pairs, seed=1)
+    assert split_by_english(pairs, seed=1).test != split_by_english(pairs, seed=2).test
+    with pytest.raises(ValueError, match="too few"):
+        split_by_english(pairs[:2])
+    with pytest.raises(ValueError, match="test_fraction"):
+        split_by_english(pairs, test_fraction=1.5)
+
+
+def test_group_references_keeps_every_distinct_translation_in_order():
+    pairs = [
+        SentencePair(("hi",), ("salut",)),
+        SentencePair(("go",), ("va",)),
+        SentencePair(("hi",), ("bonjour",)),
+        SentencePair(("hi",), ("salut",)),
+    ]
+    assert group_references(pairs) == ([("hi",), ("go",)], [[("salut",), ("bonjour",)], [("va",)]])
+
+
+def test_detokenize_french_undoes_the_loader_tokens():
+    assert detokenize_french(["j'", "ai", "froid", "."]) == "j'ai froid."
+    assert detokenize_french(["va", "!"]) == "va !"
+    assert detokenize_french(["oui", ",", "c'", "est", "tom", "."]) == "oui, c'est tom."
+
+
+def test_multi_reference_scores_match_sacrebleu_and_credit_any_reference():
+    hypotheses = [["j'", "ai", "froid", "."], ["il", "est", "là", "."]]
+    references = [[("je", "suis", "gelé", "."), ("j'", "ai", "froid", ".")], [("il", "est", "ici", ".")]]
+    score = score_against_references(hypotheses, references)
+    oracle = sacrebleu.corpus_bleu(
+        ["j'ai froid.", "il est là."], [["je suis gelé.", "il est ici."], ["j'ai froid.", None]]
+    )
+    assert score.bleu == pytest.approx(oracle.score)
+    assert score.exact_match == 0.5 and score.n_sentences == 2
+    single = score_against_references(hypotheses, [[r[0]] for r in references])
+    assert score.bleu > single.bleu and score.chrf > single.chrf  # the second reference gives credit
+    with pytest.raises(ValueError, match="2 hypotheses for 1"):
+        score_against_references(hypotheses, references[:1])
+
+
+def test_scoring_emits_no_sacrebleu_warning(recwarn, caplog):
+    score_against_references([["va", "!"]], [[("va", "!"), ("allez", "!")]])
+    assert not recwarn.list
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_replace_unknown_copies_the_most_attended_source_word():
+    source = ["tom", "likes", "zorblax", "."]
+    weights = torch.tensor(
+        [
+            [0.9, 0.05, 0.03, 0.01, 0.01],  # tom <- tom
+            [0.1, 0.8, 0.05, 0.04, 0.01],  # aime <- likes
+            [0.05, 0.05, 0.8, 0.05, 0.05],  # <unk> <- zorblax
+            [0.0, 0.0, 0.1, 0.8, 0.1],
+        ]
+    )
+    assert replace_unknown(["<unk>", "aime", "<unk>", "."], source, weights) == [
+        "tom",
+        "aime",
+        "zorblax",
+        ".",
+    ]
+    assert replace_unknown(["tom", "."], source, None) == ["tom", "."]
+    with pytest.raises(ValueError, match="weights must have at least"):
+        replace_unknown(["<unk>"] * 6, source, weights)
+
+
+def test_replace_unknown_never_copies_the_source_eos():
+    weights = torch.tensor([[0.1, 0.2, 0.7]])  # the largest weight is on <eos>
+    assert replace_unknown(["<unk>"], ["hello", "tom"], weights) == ["tom"]
+
+
+def test_an_interrupted_download_leaves_no_file_a_later_run_would_trust(tmp_path, monkeypatch):
+    whole = b"Go.\tVa !\nRun!\tCours !\n"
+
+    class CutShort:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            raise ConnectionResetError("connection lost half-way")
+
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url: CutShort())
+    with pytest.raises(ConnectionResetError):
+        download_tatoeba(tmp_path / "cache", url="https://example.invalid/eng-fra.txt")
+    assert list((tmp_path / "cache").iterdir()) == []
+    monkeypatch.undo()
+    source = tmp_path / "eng-fra.txt"
+    source.write_bytes(whole[:15])  # a file cut in the middle of its second line
+    with pytest.raises(ValueError, match="cut short"):
+        download_tatoeba(tmp_path / "cache", url=source.as_uri())
+    assert list((tmp_path / "cache").iterdir()) == []
+    source.write_bytes(whole)
+    path = download_tatoeba(tmp_path / "cache", url=source.as_uri())
+    assert path.read_bytes() == whole and [p.name for p in (tmp_path / "cache").iterdir()] == ["eng-fra.txt"]
+
+
+def test_a_download_that_is_not_utf8_is_not_kept(tmp_path):
+    archive = tmp_path / "data.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("data/eng-fra.txt", "Caf\xe9.\tCaf\xe9.\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="not UTF-8"):
+        download_tatoeba(tmp_path / "cache", url=archive.as_uri())
+    assert not (tmp_path / "cache" / "eng-fra.txt").exists()
