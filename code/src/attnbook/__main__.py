@@ -7,6 +7,7 @@ Examples::
     python -m attnbook train                          # Bahdanau attention, the chapter's configuration
     python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
     python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
+    python -m attnbook train --attention luong --luong-score general --input-feeding --local-p
     python -m attnbook bench --quick --json           # the cost of attention (see attnbook.bench)
 """
 
@@ -104,6 +105,12 @@ def run_train(args: argparse.Namespace) -> int:
             print(f"alignment accuracy {evaluation.alignment.accuracy:.3f}")
             for category, value in evaluation.alignment.by_category.items():
                 print(f"  {category:<17} {value:.3f}")
+        if evaluation.scores is not None:
+            print(
+                f"AER of the argmax  {evaluation.scores.aer:.3f} (floor of one link per word: {evaluation.aer_floor:.3f})"
+            )
+            print(f"attention mass on the true links {evaluation.scores.mass:.3f}")
+            print(f"mean attention entropy {evaluation.mean_entropy:.3f} nats")
     if args.json:
         print(json.dumps(experiment.to_dict()))
     return 0

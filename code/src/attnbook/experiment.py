@@ -18,7 +18,7 @@ ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder 
 ... )
 >>> experiment = run_experiment(tiny, device="cpu", progress=False)
 >>> experiment.training.steps, sorted(experiment.to_dict())[:3]
-(2, ['alignment_accuracy', 'alignment_by_category', 'attention'])
+(2, ['aer', 'aer_floor', 'alignment_accuracy'])
 """
 
 from __future__ import annotations
@@ -85,6 +85,9 @@ class ModelConfig:
         hidden_dim: the GRU size (per direction in the encoder).
         attn_dim: the hidden size of Bahdanau's additive score.
         luong_score: the score of the Luong decoder.
+        input_feeding: Luong's input feeding, the previous attentional state fed to the next step.
+        local_p: Luong's local-p attention: a predicted centre and a Gaussian window.
+        local_window: the half-width D of the local-p window, in source positions.
     """
 
     attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
@@ -92,6 +95,9 @@ class ModelConfig:
     hidden_dim: int = field(default=128, metadata={"minimum": 1})
     attn_dim: int = field(default=64, metadata={"minimum": 1})
     luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
+    input_feeding: bool = False
+    local_p: bool = False
+    local_window: int = field(default=4, metadata={"minimum": 1})
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -116,7 +122,14 @@ class ExperimentConfig:
 
     def __post_init__(self) -> None:
         model = self.model
-        check_model_choices(model.attention, model.luong_score, model.hidden_dim, self.data.max_src_len)
+        check_model_choices(
+            model.attention,
+            model.luong_score,
+            model.hidden_dim,
+            self.data.max_src_len,
+            input_feeding=model.input_feeding,
+            local_p=model.local_p,
+        )
 
 
 def build_translator(config: ExperimentConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:

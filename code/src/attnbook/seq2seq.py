@@ -41,7 +41,15 @@ ATTENTION_KINDS = ("bahdanau", "luong", "none")
 LUONG_SCORES = ("dot", "general", "concat", "location")
 
 
-def check_model_choices(attention: str, luong_score: str, hidden_dim: int, max_src_len: int | None) -> None:
+def check_model_choices(
+    attention: str,
+    luong_score: str,
+    hidden_dim: int,
+    max_src_len: int | None,
+    *,
+    input_feeding: bool = False,
+    local_p: bool = False,
+) -> None:
     """Refuse a combination of choices that could only fail later, inside a forward pass.
 
     The encoder is bidirectional, so its states have ``2 * hidden_dim`` features while the decoder's
@@ -49,8 +57,9 @@ def check_model_choices(attention: str, luong_score: str, hidden_dim: int, max_s
     ``location`` score needs to know the longest source it will see.
 
     Raises:
-        ValueError: an unknown attention or score, ``dot`` with the bidirectional encoder, or
-            ``location`` without ``max_src_len``; the message names the fix.
+        ValueError: an unknown attention or score, ``dot`` with the bidirectional encoder,
+            ``location`` without ``max_src_len``, or input feeding or local-p attention (parts of
+            Luong's decoder, see :mod:`attnbook.luong`) with another decoder; the message names the fix.
 
     >>> check_model_choices("luong", "dot", hidden_dim=128, max_src_len=25)
     Traceback (most recent call last):
@@ -61,6 +70,12 @@ def check_model_choices(attention: str, luong_score: str, hidden_dim: int, max_s
         raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {attention!r}")
     if luong_score not in LUONG_SCORES:
         raise ValueError(f"luong_score must be one of {LUONG_SCORES}, got {luong_score!r}")
+    for name, wanted in (("input_feeding", input_feeding), ("local_p", local_p)):
+        if wanted and attention != "luong":
+            raise ValueError(
+                f"{name}=True belongs to Luong's decoder, but attention={attention!r}: use attention='luong' "
+                f"(--attention luong) or drop {name}"
+            )
     if attention != "luong":
         return
     if luong_score == "dot":
@@ -111,6 +126,8 @@ class Seq2SeqConfig:
             ``"dot"`` cannot, as the encoder is bidirectional).
         max_src_len: the longest source sentence, in tokens, the model accepts (``None``: no limit, not
             allowed with the ``location`` score).
+        input_feeding: Luong's input feeding (the decoder then steps; see :mod:`attnbook.luong`).
+        local_p: Luong's local-p attention, over a window of half-width ``local_window`` positions.
 
     Raises:
         ValueError: a size below 1, or an impossible combination (see :func:`check_model_choices`).
@@ -124,13 +141,24 @@ class Seq2SeqConfig:
     attn_dim: int = 64
     luong_score: str = "general"
     max_src_len: int | None = 25
+    input_feeding: bool = False
+    local_p: bool = False
+    local_window: int = 4
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "attn_dim", "max_src_len"):
+        sizes = ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "attn_dim", "max_src_len")
+        for name in (*sizes, "local_window"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be positive, got {value}")
-        check_model_choices(self.attention, self.luong_score, self.hidden_dim, self.max_src_len)
+        check_model_choices(
+            self.attention,
+            self.luong_score,
+            self.hidden_dim,
+            self.max_src_len,
+            input_feeding=self.input_feeding,
+            local_p=self.local_p,
+        )
 
     def to_dict(self) -> dict[str, int | str]:
         return asdict(self)
@@ -406,6 +434,16 @@ class Seq2Seq(nn.Module):
         sizes = (config.tgt_vocab_size, config.emb_dim, config.hidden_dim, enc_dim)
         if config.attention == "bahdanau":
             self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
+        elif config.attention == "luong" and (config.input_feeding or config.local_p):
+            from attnbook.luong import LuongVariantDecoder  # here: attnbook.luong builds on this module
+
+            self.decoder = LuongVariantDecoder(
+                *sizes,
+                score=config.luong_score,
+                max_src_len=config.max_src_len,
+                input_feeding=config.input_feeding,
+                local_window=config.local_window if config.local_p else None,
+            )
         elif config.attention == "luong":
             self.decoder = LuongDecoder(*sizes, score=config.luong_score, max_src_len=config.max_src_len)
         else:
