@@ -19,6 +19,7 @@ enough to read in one sitting:
   unknown-word replacement through attention; :mod:`attnbook.realcli`: ``train --corpus``, ``evaluate``
   and ``translate`` on the command line.
 - :mod:`attnbook.seq2seq`: the bidirectional encoder and the Bahdanau, Luong and no-attention decoders.
+- :mod:`attnbook.luong`: Luong's input feeding and local-p attention, the decoder that uses them.
 - :mod:`attnbook.search`: greedy and beam search.
 - :mod:`attnbook.translator`: ``Translator``, a model with its vocabularies: translate, save, load.
 - :mod:`attnbook.training`: the loss and the training loop.
@@ -31,6 +32,7 @@ enough to read in one sitting:
 - :mod:`attnbook.alignment_metrics`: attention scored against true links: alignment error rate, mass on links.
 - :mod:`attnbook.capacity`: chapter 1's bottleneck experiment: copying random symbols through a fixed-size
   summary or through attention.
+- :mod:`attnbook.progress`: progress bars that draw as text where a widget cannot be drawn.
 - :mod:`attnbook.widgets`: interactive attention figures as self-contained HTML (hover, steppers, sliders).
 """
 
