@@ -229,3 +229,21 @@ def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
     assert config.train.max_epochs == -(-1000 // per_epoch) and config.train.seed == 3
     args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1"])
     assert realcli.real_config_from_args(args, 18065).train.max_epochs == 1
+
+
+def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_real_data_ones():
+    parse = build_parser().parse_args
+    defaults = realcli.RealConfig()
+    config = realcli.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
+    assert config.train == defaults.train and config.hidden_dim == defaults.hidden_dim
+    config = realcli.real_config_from_args(
+        parse(["train", "--corpus", "tatoeba", "--lr", "0.001", "--batch-size", "32", "--hidden-dim", "64"]),
+        18065,
+    )
+    assert (config.train.lr, config.train.batch_size, config.hidden_dim) == (0.001, 32, 64)
+
+
+def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
+    assert main(["train", "--corpus", "tatoeba", "--input-feeding", "--attention", "luong"]) == 2
+    err = capsys.readouterr().err
+    assert "--input-feeding" in err and "Traceback" not in err

@@ -18,12 +18,13 @@ import json
 import math
 import sys
 import warnings
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 
 import torch
 
 from attnbook.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
+from attnbook.experiment import ExperimentConfig
 from attnbook.realdata import (
     UNK,
     RealConfig,
@@ -142,15 +143,47 @@ def wants_corpus(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "corpus", None) or getattr(args, "corpus_file", None))
 
 
+def _leaf_values(config: object, prefix: str = "") -> dict[str, object]:
+    """Every non-dataclass field of a (nested) configuration, by field name."""
+    values: dict[str, object] = {}
+    for item in fields(config):  # type: ignore[arg-type]
+        value = getattr(config, item.name)
+        values.update(_leaf_values(value) if is_dataclass(value) else {item.name: value})
+    return values
+
+
 def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
-    """The :class:`~attnbook.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``."""
+    """The :class:`~attnbook.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``.
+
+    ``train``'s flags come from the toy grammar's :class:`~attnbook.experiment.ExperimentConfig`. A flag
+    left at that default takes the real-data default instead; a flag set to another value is used when
+    the real-data run has that setting (the training settings, the attention and the model's sizes), and
+    is refused with a :class:`ValueError` when it has none (the grammar's data settings, Luong's options).
+    """
     defaults = RealConfig()
-    train_config = replace(defaults.train, seed=args.seed)
+    toy = _leaf_values(ExperimentConfig())
+    real_train = _leaf_values(defaults.train)
+    real_model = {
+        name: getattr(defaults, name) for name in ("attention", "emb_dim", "hidden_dim", "attn_dim")
+    }
+    chosen: dict[str, dict[str, object]] = {"train": {}, "model": {}}
+    for name, toy_default in toy.items():
+        value = getattr(args, name)
+        if value == toy_default:
+            continue
+        if name in real_train:
+            chosen["train"][name] = value
+        elif name in real_model:
+            chosen["model"][name] = value
+        else:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} has no effect on a corpus run (--corpus/--corpus-file); leave it out")
+    train_config = replace(defaults.train, **chosen["train"])
     if args.steps is not None:  # whole epochs of the (approximate) training share of the pairs
         n_train_pairs = n_pairs * (1 - defaults.test_fraction - defaults.val_fraction)
         per_epoch = max(1, math.ceil(n_train_pairs / train_config.batch_size))
         train_config = replace(train_config, max_epochs=math.ceil(args.steps / per_epoch))
-    return replace(defaults, attention=args.attention, hidden_dim=args.hidden_dim, train=train_config)
+    return replace(defaults, train=train_config, **chosen["model"])
 
 
 def run_train_corpus(args: argparse.Namespace) -> int:
