@@ -22,15 +22,8 @@ from attnbook import bench, realcli
 from attnbook.bench_grids import GRIDS, default_grid
 from attnbook.bench_report import format_report, save_result
 from attnbook.experiment import ExperimentConfig, run_experiment
-from attnbook.flags import add_config_arguments, config_from_arguments
+from attnbook.flags import add_config_arguments, config_from_arguments, positive_int
 from attnbook.runtime import get_device
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +54,7 @@ def add_train_command(commands: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
     train.add_argument(
-        "--threads", type=_positive_int, default=None, help="CPU threads for torch (default: torch's)"
+        "--threads", type=positive_int, default=None, help="CPU threads for torch (default: torch's)"
     )
     train.add_argument(
         "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
@@ -132,7 +125,7 @@ def add_bench_command(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
     parser.add_argument(
-        "--threads", type=_positive_int, default=1, help="torch CPU threads (default: %(default)s)"
+        "--threads", type=positive_int, default=1, help="torch CPU threads (default: %(default)s)"
     )
     parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     parser.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)

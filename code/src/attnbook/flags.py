@@ -61,6 +61,14 @@ def _attribute_help(cls: type) -> dict[str, str]:
     return help_texts
 
 
+def positive_int(text: str) -> int:
+    """An argparse type for counts given by hand (``--threads``, ``--beam``, ``--steps``): an int of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
 def _parse_at_least(kind: type, minimum: Any) -> Any:
     def parse(text: str) -> Any:
         value = kind(text)

@@ -25,6 +25,7 @@ import torch
 
 from attnbook.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
 from attnbook.experiment import ExperimentConfig
+from attnbook.flags import positive_int
 from attnbook.realdata import (
     UNK,
     RealConfig,
@@ -46,13 +47,6 @@ class InputError(Exception):
 def _fail(error: Exception) -> int:
     print(f"error: {error}", file=sys.stderr)
     return 2
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -131,7 +125,7 @@ def add_corpus_options(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument(
         "--steps",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="with --corpus/--corpus-file: train for at least this many steps, in whole epochs "
         "(default: 12 epochs with early stopping, about 1,450 steps on the shipped pairs)",
@@ -226,7 +220,7 @@ def run_train_corpus(args: argparse.Namespace) -> int:
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
     parser.add_argument("--checkpoint", required=True, metavar="CKPT", help="a file written by train --save")
-    parser.add_argument("--beam", type=_positive_int, default=1, help="beam size (default: greedy)")
+    parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
     parser.add_argument(
         "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
     )
