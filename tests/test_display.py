@@ -39,3 +39,41 @@ def test_objects_without_source_are_a_clear_type_error():
         show_source(len)
     with pytest.raises(TypeError, match="show_source needs"):
         show_source(3)
+
+
+def test_a_short_listing_is_shown_whole_and_not_folded():
+    listing = show_source(alignment_matrix)
+    assert not listing.folded and "<details>" not in listing._repr_markdown_()
+
+
+def test_a_long_listing_folds_under_its_signature():
+    from attnbook.attention import BahdanauAttention
+
+    markdown = show_source(BahdanauAttention)._repr_markdown_()
+    shown, folded = markdown.split("<details>")
+    assert shown.startswith("```python\nclass BahdanauAttention(_Attention):\n")
+    assert "def _score" not in shown and "def _score" in folded
+    assert "lines below" in shown and folded.rstrip().endswith("*")
+
+
+def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
+    from attnbook.training import train
+
+    listing = show_source(train, focus=("model.train()", "stopped_early = steps < planned"))
+    markdown = listing._repr_markdown_()
+    shown, folded = markdown.split("<details>")
+    assert "optimizer.step()" in shown and "def train(" not in shown
+    assert "def train(" in folded and "</details>" in folded
+    start, stop = listing.excerpt
+    assert (
+        f"Lines {listing.first_line + start}-{listing.first_line + stop - 1} of `attnbook/training.py`"
+        in shown
+    )
+    assert str(listing) == listing.source  # print() still gives the whole source
+
+
+def test_a_focus_that_matches_nothing_is_a_clear_value_error():
+    with pytest.raises(ValueError, match=r"no line of attnbook\.alignment\.alignment_matrix contains .nowhere."):
+        show_source(alignment_matrix, focus=("nowhere", "return"))
+    with pytest.raises(ValueError, match="from 'def alignment_matrix' on contains 'nowhere'"):
+        show_source(alignment_matrix, focus=("def alignment_matrix", "nowhere"))

@@ -513,10 +513,9 @@ class LuongAttention(_Attention):
             return query @ self.key_proj(keys).transpose(1, 2)
         if self.score == "concat":
             tgt_len = query.shape[1]
-            query_rows = query.unsqueeze(2).expand(
-                -1, -1, src_len, -1
-            )  # (batch, tgt_len, src_len, query_dim)
-            key_columns = keys.unsqueeze(1).expand(-1, tgt_len, -1, -1)  # (batch, tgt_len, src_len, key_dim)
+            # every query beside every key: (batch, tgt_len, src_len, query_dim) and (..., key_dim)
+            query_rows = query.unsqueeze(2).expand(-1, -1, src_len, -1)
+            key_columns = keys.unsqueeze(1).expand(-1, tgt_len, -1, -1)
             pairs = torch.cat([query_rows, key_columns], dim=-1)  # [h_t; h_s] for every pair (t, s)
             return self.v(torch.tanh(self.concat_proj(pairs))).squeeze(-1)
         if src_len > self.max_src_len:
