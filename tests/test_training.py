@@ -5,7 +5,15 @@ import math
 import pytest
 import torch
 
-from attnbook.training import LossRecord, TrainConfig, sequence_loss, train, validation_loss
+from attnbook.training import (
+    LossRecord,
+    TrainConfig,
+    TrainingRun,
+    sequence_loss,
+    train,
+    train_side_by_side,
+    validation_loss,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -166,3 +174,34 @@ def test_lr_decay_lowers_the_learning_rate_linearly_to_zero_and_is_off_by_defaul
     planned = 2 * math.ceil(len(toy_splits.train) / 100)
     expected = [1e-3 * (1 - step / planned) if lr_decay else 1e-3 for step in range(planned)]
     assert seen == pytest.approx(expected)
+
+
+def test_models_trained_side_by_side_are_bit_for_bit_those_trained_one_after_the_other(
+    toy_splits, tiny_translator
+):
+    kinds = (("bahdanau", 4), ("none", 5), ("luong", 6))
+    config = TrainConfig(max_epochs=2, batch_size=32, eval_every=3)
+    alone = []
+    for attention, seed in kinds:
+        translator = tiny_translator(attention=attention, seed=seed)
+        result = train(translator, toy_splits.train[:96], toy_splits.val, config, progress=False)
+        alone.append((translator, result))
+    together = [tiny_translator(attention=attention, seed=seed) for attention, seed in kinds]
+    results = train_side_by_side(
+        [TrainingRun(translator, toy_splits.train[:96], toy_splits.val, config) for translator in together]
+    )
+    assert len(results) == len(kinds)
+    for (translator, result), twin, twin_result in zip(alone, together, results, strict=True):
+        assert [r.loss for r in twin_result.val_history] == [r.loss for r in result.val_history]
+        assert twin_result.best_step == result.best_step and twin_result.steps == result.steps
+        for name, value in translator.model.state_dict().items():
+            torch.testing.assert_close(twin.model.state_dict()[name], value, rtol=0, atol=0)
+
+
+def test_a_run_that_fails_side_by_side_raises_its_own_error(toy_splits, tiny_translator):
+    runs = [
+        TrainingRun(tiny_translator(), toy_splits.train[:32], toy_splits.val, TrainConfig(max_epochs=1)),
+        TrainingRun(tiny_translator(), toy_splits.train[:32], [], TrainConfig(max_epochs=1)),
+    ]
+    with pytest.raises(ValueError, match="need training and validation pairs"):
+        train_side_by_side(runs)
