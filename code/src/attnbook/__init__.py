@@ -14,6 +14,7 @@ enough to read in one sitting:
 - :mod:`attnbook.checks`: the exercise checkers that test a reader's function against the package.
 - :mod:`attnbook.data`: sentence pairs, vocabularies, padded batches with masks.
 - :mod:`attnbook.grammar`: the toy English-French grammar with true alignments, and its splits.
+- :mod:`attnbook.running_example`: the book's running sentence pair, and a small trained model's states on it.
 - :mod:`attnbook.corpus`: the Tatoeba English-French loader and the real pairs shipped with the package.
 - :mod:`attnbook.realdata`: real sentences: the split by English sentence, multi-reference BLEU and chrF,
   unknown-word replacement through attention; :mod:`attnbook.realcli`: ``train --corpus``, ``evaluate``
