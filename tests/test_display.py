@@ -73,7 +73,9 @@ def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
 
 
 def test_a_focus_that_matches_nothing_is_a_clear_value_error():
-    with pytest.raises(ValueError, match=r"no line of attnbook\.alignment\.alignment_matrix contains .nowhere."):
+    with pytest.raises(
+        ValueError, match=r"no line of attnbook\.alignment\.alignment_matrix contains .nowhere."
+    ):
         show_source(alignment_matrix, focus=("nowhere", "return"))
     with pytest.raises(ValueError, match="from 'def alignment_matrix' on contains 'nowhere'"):
         show_source(alignment_matrix, focus=("def alignment_matrix", "nowhere"))
