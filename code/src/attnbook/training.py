@@ -86,8 +86,8 @@ class TrainConfig:
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
         keep_best: end with the weights of the lowest validation loss; false keeps the last ones.
         lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned;
-            ``None`` leaves the choice to the experiment (:class:`~attnbook.experiment.ExperimentConfig`
-            decides by the decoder), and :func:`train` reads it as off.
+            left unset (``None``), :class:`~attnbook.experiment.ExperimentConfig` chooses by the decoder
+            (on for Luong's), and :func:`train` given ``None`` keeps the rate constant.
 
     Raises:
         ValueError: a count below 1, or a negative learning rate or clipping norm.
