@@ -309,6 +309,31 @@ def test_bahdanau_projected_keys_of_the_wrong_shape_are_rejected():
     assert_message_names(error, "keys", "key_dim=7", "(3, 5)")
 
 
+@pytest.mark.parametrize("tgt_len", [None, 2])
+def test_luong_general_projected_keys_computed_once_give_the_same_result_bit_for_bit(tgt_len):
+    attn = LuongAttention(query_dim=6, key_dim=7, score="general")
+    query, keys, values = random_inputs(tgt_len=tgt_len, query_dim=6, key_dim=7, dtype=torch.float32)
+    mask = padding_mask([5, 3, 1], 5)
+    projected = attn.project_keys(keys)
+    assert projected.shape == (3, 5, 6)  # (batch, src_len, query_dim): W_a h_s
+    expected = attn(query, keys, values, mask)
+    reused = attn(query, keys, values, mask, projected_keys=projected)
+    for got, want in zip(reused, expected, strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+def test_luong_projected_keys_of_the_wrong_shape_or_for_another_score_are_rejected():
+    attn = LuongAttention(query_dim=6, key_dim=7, score="general")
+    query, keys, _ = random_inputs(query_dim=6, key_dim=7, dtype=torch.float32)
+    with pytest.raises(ValueError) as error:
+        attn(query, keys, projected_keys=keys)  # (3, 5, 7): the keys themselves, not W_a h_s
+    assert_message_names(error, "projected_keys", "batch=3, src_len=5, query_dim=6", "(3, 5, 7)")
+    concat = LuongAttention(query_dim=6, key_dim=7, score="concat")
+    with pytest.raises(ValueError) as error:
+        concat.project_keys(keys)
+    assert_message_names(error, "project_keys", "general", "'concat'")
+
+
 def test_bahdanau_projected_keys_of_another_dtype_are_a_clear_type_error():
     attn = BahdanauAttention(query_dim=6, key_dim=7, attn_dim=5)
     query, keys, _ = random_inputs(query_dim=6, key_dim=7, dtype=torch.float32)
@@ -458,7 +483,7 @@ def test_a_module_converted_after_a_call_checks_against_its_new_dtype():
     assert_message_names(error, "query", "torch.float64", "torch.float32")
 
 
-@pytest.mark.parametrize("kind", [kind for kind in MODULE_KINDS if kind != "bahdanau"])
+@pytest.mark.parametrize("kind", [kind for kind in MODULE_KINDS if kind not in ("bahdanau", "luong-general")])
 def test_a_score_argument_the_module_does_not_take_is_a_type_error_naming_it(kind):
     attn = make_attention(kind)
     query, keys, _ = random_inputs(dtype=torch.float32)

@@ -67,7 +67,14 @@ def test_every_config_field_has_a_flag_derived_from_it():
         *("--hidden-dim", "32", "--epochs", "2", "--seed", "7", "--n-train", "100", "--no-keep-best"),
         "--reverse-source",
     )
-    assert config.train == TrainConfig(lr=0.01, batch_size=64, max_epochs=2, seed=7, keep_best=False)
+    assert config.train == TrainConfig(
+        lr=0.01,
+        batch_size=64,
+        max_epochs=2,
+        seed=7,
+        keep_best=False,
+        lr_decay=True,  # Luong's default
+    )
     assert config.model == ModelConfig(attention="luong", luong_score="concat", hidden_dim=32)
     assert config.data == DataConfig(n_train=100, reverse_source=True)
     parser = argparse.ArgumentParser()
@@ -79,6 +86,21 @@ def test_every_config_field_has_a_flag_derived_from_it():
         *TrainConfig.__dataclass_fields__,
     }
     assert destinations == fields
+
+
+def test_luong_decoders_get_a_decaying_learning_rate_unless_told_otherwise_and_bahdanau_keeps_its_own():
+    assert parse().train.lr_decay is False  # chapter 6's Bahdanau model: a constant rate
+    assert parse("--attention", "none").train.lr_decay is False
+    for flags in (("--input-feeding",), ("--luong-score", "concat"), ()):
+        assert parse("--attention", "luong", *flags).train.lr_decay is True
+    assert parse("--attention", "luong", "--no-lr-decay").train.lr_decay is False
+    assert parse("--lr-decay").train.lr_decay is True
+    luong = ModelConfig(attention="luong", input_feeding=True)
+    assert ExperimentConfig(model=luong).train == TrainConfig(lr_decay=True)
+    assert ExperimentConfig(model=luong, train=TrainConfig(seed=3)).train == TrainConfig(
+        seed=3, lr_decay=True
+    )
+    assert ExperimentConfig(model=luong, train=TrainConfig(lr_decay=False)).train.lr_decay is False
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 import torch
@@ -153,6 +154,26 @@ def test_teacher_forcing_equals_the_steps_search_uses(choices, toy_vocabs, toy_s
     greedy = greedy_decode(model, batch.src, batch.src_mask, max_len=12)
     beams = beam_search(model, batch.src[:1], batch.src_mask[:1], beam_size=3, max_len=12)
     assert greedy is not None and beams is not None
+
+
+@pytest.mark.parametrize("choices", [{}, {"input_feeding": True}])
+def test_the_general_score_projects_the_keys_once_per_sentence_with_the_same_result(
+    choices, toy_vocabs, toy_splits
+):
+    translator = variant(toy_vocabs, luong_score="general", **choices)
+    model = translator.model.eval()
+    batch = translator.batch(toy_splits.val[:5])
+    memory = model.encode(batch.src, batch.src_mask)
+    assert memory.projected_keys is not None and memory.projected_keys.shape == (5, batch.src.size(1), 10)
+    calls = []
+    model.decoder.attention.key_proj.register_forward_hook(lambda *_: calls.append(1))
+    with torch.no_grad():
+        prepared = model.decoder(batch.tgt_in, memory)
+        assert calls == []  # no step projects the keys again
+        unprepared = model.decoder(batch.tgt_in, replace(memory, projected_keys=None))
+    assert len(calls) == (batch.tgt_in.size(1) if choices else 1)  # unprepared: every step projects
+    for got, want in zip(prepared, unprepared, strict=True):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
 
 
 def test_local_p_alone_keeps_the_parallel_decoder(toy_vocabs):

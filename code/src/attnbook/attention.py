@@ -281,7 +281,9 @@ _W1_W2_V_TO_BAHDANAU = (
 )
 
 
-def _check_projected_keys(projected_keys: object, expected: tuple[int, int, int], keys: Tensor) -> None:
+def _check_projected_keys(
+    projected_keys: object, expected: tuple[int, int, int], keys: Tensor, size_name: str = "attn_dim"
+) -> None:
     if not isinstance(projected_keys, Tensor) or tuple(projected_keys.shape) != expected:
         got = (
             tuple(projected_keys.shape)
@@ -290,7 +292,7 @@ def _check_projected_keys(projected_keys: object, expected: tuple[int, int, int]
         )
         raise ValueError(
             f"projected_keys must have shape (batch={expected[0]}, src_len={expected[1]}, "
-            f"attn_dim={expected[2]}) as returned by attn.project_keys(keys), got {got}"
+            f"{size_name}={expected[2]}) as returned by attn.project_keys(keys), got {got}"
         )
     if projected_keys.dtype != keys.dtype:
         raise TypeError(
@@ -440,7 +442,9 @@ class LuongAttention(_Attention):
 
     - ``"dot"``: :math:`h_t^\top \bar h_s`. No parameters; needs ``query_dim == key_dim``.
     - ``"general"``: :math:`h_t^\top W_a \bar h_s`, one bias-free ``key_proj`` with ``W_a`` of shape
-      ``(query_dim, key_dim)``.
+      ``(query_dim, key_dim)``. :math:`W_a \bar h_s` does not depend on the decoder step, so a decoder
+      that steps can compute it once per sentence with :meth:`project_keys` and pass it to every step
+      as ``projected_keys``, as with :class:`BahdanauAttention`.
     - ``"concat"``: :math:`v_a^\top \tanh(W_a [h_t; \bar h_s])`, bias-free ``concat_proj``
       (``W_a``, ``(attn_dim, query_dim + key_dim)``) and ``v``; ``attn_dim`` defaults to ``key_dim``.
     - ``"location"``: :math:`a_t = \mathrm{softmax}(W_a h_t)`, from the query alone. ``location_proj``
@@ -460,11 +464,15 @@ class LuongAttention(_Attention):
         - keys: ``(batch, src_len, key_dim)``; values: ``(batch, src_len, value_dim)``, default ``keys``.
         - mask: ``(batch, src_len)``, boolean, **True = may attend** (the opposite of
           ``nn.MultiheadAttention``'s ``key_padding_mask``).
+        - projected_keys (``"general"`` only): ``(batch, src_len, query_dim)``, from :meth:`project_keys`;
+          ``None`` projects the keys inside the call.
         - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
 
     Raises:
         ValueError: an unknown ``score``; ``"dot"`` with ``query_dim != key_dim``; ``"location"`` without
-            ``max_src_len``; at call time, a source longer than ``max_src_len``.
+            ``max_src_len``; at call time, a source longer than ``max_src_len`` or ``projected_keys`` of
+            the wrong shape.
+        TypeError: at call time, ``projected_keys`` given to a score other than ``"general"``.
 
     >>> attn = LuongAttention(query_dim=8, key_dim=16, score="general")
     >>> context, attn_weights = attn(torch.randn(2, 8), torch.randn(2, 5, 16))  # one step, 5 positions
@@ -505,12 +513,41 @@ class LuongAttention(_Attention):
         elif score == "location":
             self.location_proj = nn.Linear(query_dim, max_src_len, bias=False)  # W_a
 
-    def _score(self, query: Tensor, keys: Tensor) -> Tensor:
+    def project_keys(self, keys: Tensor) -> Tensor:
+        """The general score's :math:`W_a \\bar h_s` for every source position: ``(batch, src_len, query_dim)``.
+
+        >>> attn = LuongAttention(query_dim=4, key_dim=6, score="general")
+        >>> query, keys = torch.randn(2, 3, 4), torch.randn(2, 5, 6)
+        >>> projected = attn.project_keys(keys)  # once per sentence
+        >>> torch.equal(attn.scores(query, keys, projected_keys=projected), attn.scores(query, keys))
+        True
+        """
+        if self.score != "general":
+            raise ValueError(
+                f"project_keys belongs to the general score (W_a h_s); this module's score is {self.score!r}"
+            )
+        keys = _check_tensor("keys", keys)
+        if keys.dim() != 3 or keys.shape[-1] != self.key_dim:
+            raise ValueError(
+                f"keys must have shape (batch, src_len, key_dim={self.key_dim}), got {tuple(keys.shape)}"
+            )
+        return self.key_proj(keys)
+
+    def _check_score_args(self, keys: Tensor, **score_args: Tensor) -> None:
+        if self.score != "general" or set(score_args) - {"projected_keys"}:
+            super()._check_score_args(keys, **score_args)  # only the general score takes projected_keys
+        elif score_args.get("projected_keys") is not None:
+            expected = (*keys.shape[:2], self.query_dim)
+            _check_projected_keys(score_args["projected_keys"], expected, keys, "query_dim")
+
+    def _score(self, query: Tensor, keys: Tensor, projected_keys: Tensor | None = None) -> Tensor:
         src_len = keys.shape[1]
         if self.score == "dot":
             return query @ keys.transpose(1, 2)
         if self.score == "general":
-            return query @ self.key_proj(keys).transpose(1, 2)
+            if projected_keys is None:
+                projected_keys = self.key_proj(keys)  # W_a h_s: (batch, src_len, query_dim)
+            return query @ projected_keys.transpose(1, 2)
         if self.score == "concat":
             tgt_len = query.shape[1]
             # every query beside every key: (batch, tgt_len, src_len, query_dim) and (..., key_dim)

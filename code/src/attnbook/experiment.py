@@ -23,7 +23,7 @@ ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import torch
@@ -103,6 +103,20 @@ class ModelConfig:
         check_fields(self)
 
 
+def default_lr_decay(model: ModelConfig) -> bool:
+    """Whether ``model`` trains with a learning rate that falls to zero, when the configuration leaves it open.
+
+    Luong's decoder does, as in Luong et al. (2015, section 4.1), who halve their learning rate every
+    epoch after the fifth; here the rate falls linearly to zero over the planned epochs
+    (:class:`~attnbook.training.TrainConfig`'s ``lr_decay``), so the last updates are small. Bahdanau's
+    decoder and the baseline keep a constant rate, the setting of chapter 6.
+
+    >>> default_lr_decay(ModelConfig(attention="luong")), default_lr_decay(ModelConfig(attention="bahdanau"))
+    (True, False)
+    """
+    return model.attention == "luong"
+
+
 @dataclass(frozen=True)
 class ExperimentConfig:
     """Chapter 6's configuration (``python -m attnbook train``): the data, the model and the training.
@@ -110,10 +124,21 @@ class ExperimentConfig:
     Attributes:
         data: what to draw.
         model: what to build.
-        train: how to train.
+        train: how to train; a ``lr_decay`` left at ``None`` is set when the configuration is built, by
+            :func:`default_lr_decay` for the model (so ``replace`` keeps the value chosen then).
 
     Raises:
         ValueError: an impossible combination (see :func:`~attnbook.seq2seq.check_model_choices`).
+
+    >>> (
+    ...     ExperimentConfig().train.lr_decay,
+    ...     ExperimentConfig(model=ModelConfig(attention="luong")).train.lr_decay,
+    ... )
+    (False, True)
+    >>> ExperimentConfig(
+    ...     model=ModelConfig(attention="luong"), train=TrainConfig(lr_decay=False)
+    ... ).train.lr_decay
+    False
     """
 
     data: DataConfig = field(default_factory=DataConfig)
@@ -122,6 +147,8 @@ class ExperimentConfig:
 
     def __post_init__(self) -> None:
         model = self.model
+        if self.train.lr_decay is None:
+            object.__setattr__(self, "train", replace(self.train, lr_decay=default_lr_decay(model)))
         check_model_choices(
             model.attention,
             model.luong_score,

@@ -4,7 +4,8 @@ Each field of a (possibly nested) frozen config dataclass becomes one flag: ``ba
 ``--batch-size``; the flag's type, default and choices come from the field, and its help from the
 ``Attributes:`` section of the class's docstring. A field's ``metadata`` may set ``minimum`` (checked
 by :func:`check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
-name, e.g. ``--epochs`` for ``max_epochs``). A ``bool`` field gets ``--name`` and ``--no-name``.
+name, e.g. ``--epochs`` for ``max_epochs``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
+a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
 
 >>> import argparse
 >>> from dataclasses import dataclass, field
@@ -84,7 +85,8 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
     """Add one flag per field of the dataclass ``cls`` (recursing into nested dataclasses).
 
     Raises:
-        TypeError: a field's type is not ``int``, ``float``, ``str``, ``bool`` or a dataclass.
+        TypeError: a field's type is not ``int``, ``float``, ``str``, ``bool``, ``bool | None`` or a
+            dataclass.
     """
     hints = typing.get_type_hints(cls)
     help_texts = _attribute_help(cls)
@@ -99,6 +101,10 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
         options: dict[str, Any] = {"dest": item.name, "default": default, "help": help_text}
         if kind is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
+            continue
+        if kind == bool | None:
+            options["help"] = f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
             continue
         if kind not in (int, float, str):

@@ -199,7 +199,7 @@ class LuongVariantDecoder(LuongDecoder):
         """One input-fed step: ``(attentional state, new [s_i; s~_i], weights)``."""
         previous, fed = state.chunk(2, dim=-1)  # s_{i-1}, s~_{i-1}
         current = self.rnn(torch.cat([embedded, fed], dim=-1), previous)  # s_i
-        context, weights = self.attention(current, memory.states, mask=memory.mask)
+        context, weights = self.attend(current, memory)
         attentional = torch.tanh(self.combine(torch.cat([context, current], dim=-1)))  # s~_i
         return attentional, torch.cat([current, attentional], dim=-1), weights
 

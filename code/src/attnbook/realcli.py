@@ -163,7 +163,7 @@ def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
     chosen: dict[str, dict[str, object]] = {"train": {}, "model": {}}
     for name, toy_default in toy.items():
         value = getattr(args, name)
-        if value == toy_default:
+        if value is None or value == toy_default:  # None: a choice left to the configuration
             continue
         if name in real_train:
             chosen["train"][name] = value

@@ -173,8 +173,9 @@ class EncoderMemory:
         mask: ``(batch, src_len)`` bool, **True = may attend** (a real source token or ``<eos>``).
         final: ``(batch, enc_dim)`` the sentence summary: the forward GRU's last state and the backward
             GRU's state after reading the first word.
-        projected_keys: ``(batch, src_len, attn_dim)`` Bahdanau's :math:`U h_j`, computed once per
-            sentence; ``None`` for the other decoders.
+        projected_keys: the keys' projection, computed once per sentence for the steps that reuse
+            it: Bahdanau's :math:`U h_j`, ``(batch, src_len, attn_dim)``, or the Luong general score's
+            :math:`W_a h_j`, ``(batch, src_len, dec_dim)``; ``None`` for the other decoders.
     """
 
     states: Tensor
@@ -366,13 +367,25 @@ class LuongDecoder(_Decoder):
         self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
         self.out = nn.Linear(hidden_dim, vocab_size)
 
+    def prepare(self, memory: EncoderMemory) -> EncoderMemory:
+        """The general score's :math:`W_a h_j`, once per sentence (search and input feeding step)."""
+        if isinstance(self.attention, LuongAttention) and self.attention.score == "general":
+            return replace(memory, projected_keys=self.attention.project_keys(memory.states))
+        return memory
+
+    def attend(self, query: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor]:
+        """Attend from the current state(s) over the source, with the keys' projection where prepared."""
+        if memory.projected_keys is None:
+            return self.attention(query, memory.states, mask=memory.mask)
+        return self.attention(query, memory.states, mask=memory.mask, projected_keys=memory.projected_keys)
+
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
         embedded = self.embedding(prev_tokens).unsqueeze(1)  # (batch, 1, emb_dim)
         _, state = self.rnn(embedded, state.unsqueeze(0))
         state = state.squeeze(0)  # s_i
-        context, weights = self.attention(state, memory.states, mask=memory.mask)  # query: the current state
+        context, weights = self.attend(state, memory)  # query: the current state
         attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))
         return self.out(attentional), state, weights
 
@@ -382,7 +395,7 @@ class LuongDecoder(_Decoder):
             return self.forward_stepwise(tgt_in, memory)  # type: ignore[return-value]  (weights are never None)
         embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
         states, _ = self.rnn(embedded, self.init_state(memory).unsqueeze(0))  # s_1 ... s_T in one call
-        context, weights = self.attention(states, memory.states, mask=memory.mask)  # every step at once
+        context, weights = self.attend(states, memory)  # every step at once
         attentional = torch.tanh(self.combine(torch.cat([context, states], dim=-1)))
         return self.out(attentional), weights
 

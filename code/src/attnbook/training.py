@@ -88,7 +88,9 @@ class TrainConfig:
         seed: seeds the initial weights (through :func:`~attnbook.runtime.set_seed`) and the batch order.
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
         keep_best: end with the weights of the lowest validation loss; false keeps the last ones.
-        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned.
+        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned;
+            left unset (``None``), :class:`~attnbook.experiment.ExperimentConfig` chooses by the decoder
+            (on for Luong's), and :func:`train` given ``None`` keeps the rate constant.
 
     Raises:
         ValueError: a count below 1, or a negative learning rate or clipping norm.
@@ -105,7 +107,7 @@ class TrainConfig:
     seed: int = 0
     parallel_decoder: bool = True
     keep_best: bool = True
-    lr_decay: bool = False
+    lr_decay: bool | None = None
 
     def __post_init__(self) -> None:
         check_fields(self)
