@@ -243,7 +243,23 @@ def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_re
     assert (config.train.lr, config.train.batch_size, config.hidden_dim) == (0.001, 32, 64)
 
 
+def test_a_flag_given_with_the_toy_grammars_default_value_still_counts_on_a_corpus_run():
+    parse = build_parser().parse_args
+    defaults = realcli.RealConfig()
+    # the toy grammar's defaults are 4 epochs, no learning-rate decay, the best weights kept: the
+    # real-data defaults differ, so each flag below is only honoured if "given" is told from "default"
+    assert (defaults.train.max_epochs, defaults.train.lr_decay, defaults.train.keep_best) != (4, False, True)
+    argv = ["train", "--corpus", "tatoeba", "--epochs", "4", "--no-lr-decay", "--keep-best", "--beam", "1"]
+    config = realcli.real_config_from_args(parse(argv), 18065)
+    assert (config.train.max_epochs, config.train.lr_decay, config.train.keep_best) == (4, False, True)
+    assert config.beam_size == 1 and defaults.beam_size > 1
+    assert realcli.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065) == defaults
+
+
 def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
     assert main(["train", "--corpus", "tatoeba", "--input-feeding", "--attention", "luong"]) == 2
     err = capsys.readouterr().err
     assert "--input-feeding" in err and "Traceback" not in err
+    # refused when given at all, even with the toy grammar's default value
+    assert main(["train", "--corpus", "tatoeba", "--n-train", "20000"]) == 2
+    assert "--n-train" in capsys.readouterr().err

@@ -4,6 +4,7 @@ scoring and unknown-word replacement through attention."""
 import hashlib
 import urllib.request
 import zipfile
+from dataclasses import replace
 
 import pytest
 import sacrebleu
@@ -18,9 +19,12 @@ from attnbook.corpus import (
 )
 from attnbook.data import SentencePair
 from attnbook.realdata import (
+    RealConfig,
     detokenize_french,
+    evaluate_real,
     group_references,
     replace_unknown,
+    run_real_experiment,
     score_against_references,
     split_by_english,
 )
@@ -199,3 +203,25 @@ def test_a_download_that_is_not_utf8_is_not_kept(tmp_path):
     with pytest.raises(ValueError, match="not UTF-8"):
         download_tatoeba(tmp_path / "cache", url=archive.as_uri())
     assert not (tmp_path / "cache" / "eng-fra.txt").exists()
+
+
+def test_real_config_refuses_a_beam_below_one():
+    with pytest.raises(ValueError, match="beam_size"):
+        RealConfig(beam_size=0)
+
+
+def test_run_real_experiment_translates_the_test_split_with_the_configured_beam(shipped, monkeypatch):
+    import attnbook.realdata as realdata
+
+    beams = []
+
+    def spy(translator, pairs, *, beam_size=1):
+        beams.append(beam_size)
+        return evaluate_real(translator, pairs, beam_size=beam_size)
+
+    monkeypatch.setattr(realdata, "evaluate_real", spy)
+    torch.set_num_threads(1)
+    small = RealConfig(emb_dim=8, hidden_dim=8, attn_dim=8, beam_size=3)
+    config = replace(small, train=replace(small.train, max_epochs=1, batch_size=64))
+    experiment = run_real_experiment(shipped.pairs[::40], config, device="cpu")
+    assert beams == [3] and experiment.to_dict()["config"]["beam_size"] == 3

@@ -6,6 +6,8 @@ Each field of a (possibly nested) frozen config dataclass becomes one flag: ``ba
 by :func:`check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
 name, e.g. ``--epochs`` for ``max_epochs``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
 a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
+:func:`given_fields` says which flags were given on the command line (a flag given with its default
+value counts as given).
 
 >>> import argparse
 >>> from dataclasses import dataclass, field
@@ -22,6 +24,8 @@ a ``bool | None`` field, which stays ``None`` (the configuration's own choice) w
 >>> add_config_arguments(parser, Demo)
 >>> config_from_arguments(Demo, parser.parse_args(["--batch-size", "32"]))
 Demo(batch_size=32)
+>>> given_fields(parser.parse_args(["--batch-size", "8"])), given_fields(parser.parse_args([]))
+(frozenset({'batch_size'}), frozenset())
 """
 
 from __future__ import annotations
@@ -70,6 +74,42 @@ def positive_int(text: str) -> int:
     return value
 
 
+_GIVEN = "given_config_fields"  # the namespace attribute that records the config flags given
+
+
+def _record_given(namespace: argparse.Namespace, dest: str) -> None:
+    setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {dest})
+
+
+class _StoreGiven(argparse.Action):
+    """Store the flag's value, like argparse's default action, and record that the flag was given."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if isinstance(self, argparse.BooleanOptionalAction):  # --name stores True, --no-name False
+            values = not (option_string or "").startswith("--no-")
+        setattr(namespace, self.dest, values)
+        _record_given(namespace, self.dest)
+
+
+class _BooleanGiven(_StoreGiven, argparse.BooleanOptionalAction):
+    """``--name``/``--no-name`` (argparse's ``BooleanOptionalAction``), recording that one was given."""
+
+
+def given_fields(args: argparse.Namespace) -> frozenset[str]:
+    """The fields whose flags (added by :func:`add_config_arguments`) were given on the command line.
+
+    A flag left out takes its default; one given with the default's value is still *given*, so a caller
+    with other defaults of its own (``train --corpus``) can tell "not asked for" from "asked for 4".
+    """
+    return getattr(args, _GIVEN, frozenset())
+
+
 def _parse_at_least(kind: type, minimum: Any) -> Any:
     def parse(text: str) -> Any:
         value = kind(text)
@@ -101,15 +141,16 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
         options: dict[str, Any] = {"dest": item.name, "default": default, "help": help_text}
         if kind is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
+            parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind == bool | None:
             options["help"] = f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
+            parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind not in (int, float, str):
             raise TypeError(f"{cls.__name__}.{item.name}: no flag for a field of type {kind}")
         minimum = item.metadata.get("minimum")
+        options["action"] = _StoreGiven
         options["type"] = kind if minimum is None else _parse_at_least(kind, minimum)
         if "choices" in item.metadata:
             options["choices"] = item.metadata["choices"]
