@@ -159,15 +159,30 @@ class ExperimentConfig:
         )
 
 
-def build_translator(config: ExperimentConfig, src_vocab: Vocab, tgt_vocab: Vocab) -> Translator:
-    """A fresh model of the experiment's sizes for these vocabularies (seed first for repeatable weights).
+def build_translator(
+    config: ExperimentConfig,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    *,
+    device: str | torch.device | None = None,
+    seed: int | None = None,
+) -> Translator:
+    """A fresh model of the experiment's sizes for these vocabularies, on ``device``.
+
+    Its first weights are drawn right after :func:`~attnbook.runtime.set_seed` with ``seed`` (default:
+    ``config.train.seed``), so the same call builds the same weights, and two models built with the
+    same seed start alike.
 
     >>> from attnbook.data import Vocab
     >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
     >>> translator = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
     >>> translator.model.config.luong_score, translator.model.config.max_src_len
     ('general', 25)
+    >>> twin = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
+    >>> all(torch.equal(a, b) for a, b in zip(translator.model.parameters(), twin.model.parameters()))
+    True
     """
+    set_seed(config.train.seed if seed is None else seed)
     model = Seq2Seq(
         Seq2SeqConfig(
             src_vocab_size=len(src_vocab),
@@ -176,6 +191,8 @@ def build_translator(config: ExperimentConfig, src_vocab: Vocab, tgt_vocab: Voca
             **asdict(config.model),
         )
     )
+    if device is not None:
+        model.to(device)
     return Translator(model, src_vocab, tgt_vocab)
 
 
@@ -226,9 +243,7 @@ def run_experiment(
     splits = config.data.splits()
     src_vocab = Vocab.build(p.source for p in splits.train)
     tgt_vocab = Vocab.build(p.target for p in splits.train)
-    set_seed(config.train.seed)
-    translator = build_translator(config, src_vocab, tgt_vocab)
-    translator.model.to(device)
+    translator = build_translator(config, src_vocab, tgt_vocab, device=device)
     training = train(translator, splits.train, splits.val, config.train, progress=progress)
     evaluation = evaluate(translator, splits.test) if evaluate_test else None
     return Experiment(config, splits, translator, training, evaluation, device)
