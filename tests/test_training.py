@@ -17,6 +17,21 @@ from attnbook.training import (
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
+
+@pytest.fixture
+def learning_rates(monkeypatch):
+    """The learning rate of every optimiser step taken during the test, in order."""
+    seen = []
+    original_step = torch.optim.Adam.step
+
+    def recording_step(self, *args, **kwargs):
+        seen.append(self.param_groups[0]["lr"])
+        return original_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
+    return seen
+
+
 QUICK = TrainConfig(max_epochs=2, batch_size=32, lr=1e-2, eval_every=4, patience=100, log_every=2)
 
 
@@ -62,23 +77,39 @@ def test_early_stopping_ends_training_when_validation_stops_improving(toy_splits
     assert result.best_step == 2
 
 
-def test_min_improvement_counts_only_large_falls_for_patience_and_keeps_the_lowest_weights(
+def test_min_delta_counts_only_large_falls_for_patience_and_keeps_the_lowest_weights(
     toy_splits, tiny_translator, monkeypatch
 ):
-    losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1])  # falls of 5%, 47%, 4%, 2%, 2%, ...
+    losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1])  # falls of 0.05, 0.45, 0.02, 0.01, 0.01, ...
     monkeypatch.setattr(
         "attnbook.training.validation_loss", lambda *args, **kwargs: LossRecord(0, next(losses), 0.5)
     )
-    config = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3, min_improvement=0.1)
+    config = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3, min_delta=0.1)
     result = train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
-    # 0.95 is not 10% below 1.0 (1 bad check); 0.5 counts (reset); 0.48, 0.47, 0.46 do not: stop at step 6
+    # 0.95 is not 0.1 below 1.0 (1 bad check); 0.5 counts (reset); 0.48, 0.47, 0.46 do not: stop at step 6
     assert result.stopped_early and result.steps == 6
     assert result.best_step == 6  # the lowest loss is still the one whose weights are kept
     plain = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3)
     losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1, 0.09, 0.08, 0.07])
     assert train(tiny_translator(), toy_splits.train[:64], toy_splits.val, plain, progress=False).steps == 10
-    with pytest.raises(ValueError, match="min_improvement"):
-        TrainConfig(min_improvement=-0.1)
+    with pytest.raises(ValueError, match="min_delta"):
+        TrainConfig(min_delta=-0.1)
+
+
+def test_lr_drops_halve_the_rate_when_patience_runs_out_and_stop_at_the_next(
+    toy_splits, tiny_translator, monkeypatch, learning_rates
+):
+    monkeypatch.setattr(
+        "attnbook.training.validation_loss", lambda *args, **kwargs: LossRecord(0, 1.0, 0.5)
+    )  # a loss that falls once (from infinity) and never again: patience runs out every 2 validations
+    translator = tiny_translator()
+    config = TrainConfig(max_epochs=5, batch_size=32, lr=1e-2, eval_every=1, patience=2, lr_drops=2)
+    result = train(translator, toy_splits.train, toy_splits.val, config, progress=False)
+    # the first validation (step 1) counts; steps 2 and 3 do not: halve; 4 and 5: halve; 6 and 7: stop
+    assert result.lr_drop_steps == (3, 5) and result.steps == 7 and result.stopped_early
+    assert learning_rates == pytest.approx([1e-2] * 3 + [5e-3] * 2 + [2.5e-3] * 2)
+    with pytest.raises(ValueError, match="lr_drops"):
+        TrainConfig(lr_drops=-1)
 
 
 def test_the_same_seed_trains_the_same_weights(toy_splits, tiny_translator):
@@ -158,22 +189,14 @@ def test_the_masked_cross_entropy_checker_passes_a_right_answer_and_explains_wro
 
 @pytest.mark.parametrize("lr_decay", [False, True])
 def test_lr_decay_lowers_the_learning_rate_linearly_to_zero_and_is_off_by_default(
-    toy_splits, tiny_translator, monkeypatch, lr_decay
+    toy_splits, tiny_translator, learning_rates, lr_decay
 ):
-    seen = []
-    original_step = torch.optim.Adam.step
-
-    def recording_step(self, *args, **kwargs):
-        seen.append(self.param_groups[0]["lr"])
-        return original_step(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.optim.Adam, "step", recording_step)
     config = TrainConfig(max_epochs=2, batch_size=100, lr=1e-3, eval_every=100, lr_decay=lr_decay)
     assert not TrainConfig().lr_decay
     train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
     planned = 2 * math.ceil(len(toy_splits.train) / 100)
     expected = [1e-3 * (1 - step / planned) if lr_decay else 1e-3 for step in range(planned)]
-    assert seen == pytest.approx(expected)
+    assert learning_rates == pytest.approx(expected)
 
 
 def test_models_trained_side_by_side_are_bit_for_bit_those_trained_one_after_the_other(

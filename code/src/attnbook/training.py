@@ -81,9 +81,12 @@ class TrainConfig:
         clip_norm: the largest gradient norm (Pascanu et al., 2013); larger gradients are rescaled.
         eval_every: validate every this many steps (and at the end of every epoch).
         patience: stop after this many validations without a lower validation loss.
-        min_improvement: the relative fall that counts as lower for ``patience``: a validation loss
-            must be below ``(1 - min_improvement)`` times the last loss that counted (0: any fall counts).
-            The weights of the lowest loss are kept either way.
+        min_delta: the fall, in nats per token, that counts as lower for ``patience``: a validation loss
+            must be more than ``min_delta`` below the last loss that counted (0: any fall counts). The
+            weights of the lowest loss are kept either way.
+        lr_drops: when ``patience`` runs out, halve the learning rate and go on, up to this many times;
+            training stops when patience runs out with no halving left. Halving lets a model whose
+            validation loss only wanders at the current rate settle into a lower one.
         log_every: record the training loss and accuracy every this many steps.
         seed: seeds the initial weights (through :func:`~attnbook.runtime.set_seed`) and the batch order.
         parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
@@ -102,7 +105,8 @@ class TrainConfig:
     clip_norm: float = field(default=1.0, metadata={"minimum": 0.0})
     eval_every: int = field(default=50, metadata={"minimum": 1})
     patience: int = field(default=4, metadata={"minimum": 1})
-    min_improvement: float = field(default=0.0, metadata={"minimum": 0.0})
+    min_delta: float = field(default=0.0, metadata={"minimum": 0.0})
+    lr_drops: int = field(default=0, metadata={"minimum": 0})
     log_every: int = field(default=10, metadata={"minimum": 1})
     seed: int = 0
     parallel_decoder: bool = True
@@ -136,6 +140,7 @@ class TrainResult:
         steps: the optimiser steps taken.
         seconds: the wall-clock time of the training loop.
         stopped_early: whether early stopping ended training before ``max_epochs``.
+        lr_drop_steps: the steps after which the learning rate was halved (``TrainConfig.lr_drops``).
     """
 
     history: tuple[LossRecord, ...]
@@ -144,6 +149,7 @@ class TrainResult:
     steps: int
     seconds: float
     stopped_early: bool
+    lr_drop_steps: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain values, for JSON."""
@@ -200,10 +206,12 @@ def train(
     order = random.Random(config.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     planned = config.max_epochs * math.ceil(len(train_pairs) / config.batch_size)
+    drops = 0  # learning-rate halvings so far
     decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: decay(step) * 0.5**drops)
     history: list[LossRecord] = []
     val_history: list[LossRecord] = []
+    lr_drop_steps: list[int] = []
     steps = best_step = bad_checks = 0
     best_loss, best_state = float("inf"), copy.deepcopy(model.state_dict())
     counted_loss = float("inf")  # the last validation loss that counted as an improvement for patience
@@ -213,17 +221,25 @@ def train(
 
     def validate() -> bool:
         """Record a validation; return True when training should stop."""
-        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss
+        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss, drops
         measured = validation_loss(translator, val_pairs)
         val_history.append(LossRecord(steps, measured.loss, measured.token_accuracy))
         if measured.loss < best_loss:
             best_loss, best_state, best_step = measured.loss, copy.deepcopy(model.state_dict()), steps
-        if measured.loss < counted_loss * (1 - config.min_improvement):
+        if measured.loss < counted_loss - config.min_delta:
             counted_loss, bad_checks = measured.loss, 0
         else:
             bad_checks += 1
         bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
-        return bad_checks >= config.patience
+        if bad_checks < config.patience:
+            return False
+        if drops == config.lr_drops:
+            return True
+        drops, bad_checks = drops + 1, 0  # the scheduler's factor, from the step after next
+        for group in optimizer.param_groups:  # and the rate already set for the next step
+            group["lr"] *= 0.5
+        lr_drop_steps.append(steps)
+        return False
 
     model.train()
     stop = stopped_early = False
@@ -256,7 +272,9 @@ def train(
         model.load_state_dict(best_state)
     model.eval()
     seconds = time.perf_counter() - start
-    return TrainResult(tuple(history), tuple(val_history), best_step, steps, seconds, stopped_early)
+    return TrainResult(
+        tuple(history), tuple(val_history), best_step, steps, seconds, stopped_early, tuple(lr_drop_steps)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,7 +287,9 @@ class TrainingRun:
     config: TrainConfig = field(default_factory=TrainConfig)
 
 
-def train_side_by_side(runs: Sequence[TrainingRun]) -> list[TrainResult]:
+def train_side_by_side(
+    runs: Sequence[TrainingRun], *, workers: int | None = None, progress: bool = False
+) -> list[TrainResult]:
     """Train independent models at the same time, one thread each; return their results in order.
 
     Each run is exactly the :func:`train` call it describes: the models share no tensor, each batch
@@ -280,14 +300,24 @@ def train_side_by_side(runs: Sequence[TrainingRun]) -> list[TrainResult]:
     two runs keep two cores busy. A run that raises re-raises here, after every run has ended.
     ``TrainResult.seconds`` is each run's wall-clock time while it shared the machine.
 
+    Args:
+        runs: the models to train.
+        workers: how many train at once (default: all of them); the next starts when one ends.
+        progress: show a bar that counts the finished runs.
+
     >>> train_side_by_side([])
     []
     """
     if not runs:
         return []
-    with ThreadPoolExecutor(max_workers=len(runs), thread_name_prefix="train") as pool:
+    with (
+        ThreadPoolExecutor(max_workers=workers or len(runs), thread_name_prefix="train") as pool,
+        tqdm(total=len(runs), disable=not progress, desc="models trained", unit="model") as bar,
+    ):
         futures = [
             pool.submit(train, run.translator, run.train_pairs, run.val_pairs, run.config, progress=False)
             for run in runs
         ]
+        for future in futures:
+            future.add_done_callback(lambda _: bar.update(1))
         return [future.result() for future in futures]
