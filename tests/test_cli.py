@@ -73,6 +73,8 @@ def test_train_saves_a_checkpoint_that_loads(tmp_path, capsys):
         (["train", "--luong-score", "cosine"], "invalid choice"),
         (["bench", "--device", "tpu"], "invalid choice"),
         (["bench", "--threads", "0"], "must be a positive integer, got 0"),
+        (["bottleneck", "--sizes", "0"], "must be a positive integer, got 0"),
+        (["bottleneck", "--device", "tpu"], "invalid choice"),
     ],
 )
 def test_bad_arguments_are_refused_by_the_parser(arguments, message, capsys):

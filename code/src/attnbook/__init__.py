@@ -31,6 +31,8 @@ enough to read in one sitting:
 - :mod:`attnbook.bench` (with ``attention_cost``, ``timing``, ``bench_grids``, ``bench_results``,
   ``bench_report``): the cost of attention, measured (``python -m attnbook bench``).
 - :mod:`attnbook.alignment_metrics`: attention scored against true links: alignment error rate, mass on links.
+- :mod:`attnbook.bottleneck`: chapter 6's study of the bottleneck, every model trained until it stops
+  (``python -m attnbook bottleneck``; the recorded run ships with the package).
 - :mod:`attnbook.capacity`: chapter 1's bottleneck experiment: copying random symbols through a fixed-size
   summary or through attention.
 - :mod:`attnbook.progress`: progress bars that draw as text where a widget cannot be drawn.

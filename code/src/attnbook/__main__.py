@@ -1,6 +1,7 @@
 """The package's command line: ``train`` trains chapter 6's model (or, with ``--corpus``, a model of real
 sentences) and prints its metrics; ``evaluate`` and ``translate`` use a saved model (see
-:mod:`attnbook.realcli`); ``bench`` measures the cost of attention (the appendix).
+:mod:`attnbook.realcli`); ``bottleneck`` trains chapter 6's models until they stop, over several seeds
+(see :mod:`attnbook.bottleneck`); ``bench`` measures the cost of attention (the appendix).
 
 Examples::
 
@@ -8,6 +9,7 @@ Examples::
     python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
     python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
     python -m attnbook train --attention luong --luong-score general --input-feeding --local-p
+    python -m attnbook bottleneck --seeds 0 --sizes 128  # attention against one baseline, until they stop
     python -m attnbook bench --quick --json           # the cost of attention (see attnbook.bench)
 """
 
@@ -18,7 +20,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from attnbook import bench, realcli
+from attnbook import bench, bottleneck, realcli
 from attnbook.bench_grids import GRIDS, default_grid
 from attnbook.bench_report import format_report, save_result
 from attnbook.experiment import ExperimentConfig, run_experiment
@@ -33,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_command(commands)
+    add_bottleneck_command(commands)
     add_bench_command(commands)
     realcli.add_evaluate_command(commands)
     realcli.add_translate_command(commands)
@@ -106,6 +109,57 @@ def run_train(args: argparse.Namespace) -> int:
             print(f"mean attention entropy {evaluation.mean_entropy:.3f} nats")
     if args.json:
         print(json.dumps(experiment.to_dict()))
+    return 0
+
+
+def add_bottleneck_command(commands: argparse._SubParsersAction) -> None:
+    """Register ``bottleneck``: chapter 6's study of the bottleneck (see :mod:`attnbook.bottleneck`)."""
+    parser = commands.add_parser(
+        "bottleneck",
+        help="train the attention model and the no-attention baselines until early stopping ends them",
+        description="Train chapter 6's attention model and its no-attention baseline at several sizes and "
+        "with the source reversed, each until early stopping ends it (halving the learning rate twice "
+        "first), once per seed; print a table of their held-out scores. The default study takes about "
+        "half an hour on 2 CPU cores.",
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
+    parser.add_argument(
+        "--sizes", type=positive_int, nargs="+", default=[64, 128, 256], help="the baselines' hidden sizes"
+    )
+    parser.add_argument(
+        "--reversed-sizes",
+        type=positive_int,
+        nargs="*",
+        default=[128],
+        help="the hidden sizes of the baselines that read the source backwards (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", choices=("auto", "cpu", "cuda"), default="cpu", help="default: %(default)s"
+    )
+    parser.add_argument(
+        "--workers", type=positive_int, default=2, help="models trained at once (default: %(default)s)"
+    )
+    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    parser.set_defaults(handler=run_bottleneck_command)
+
+
+def run_bottleneck_command(args: argparse.Namespace) -> int:
+    """Run the study (one CPU thread per model), print its table; save with ``--save``."""
+    import torch
+
+    if args.device.type == "cpu":
+        torch.set_num_threads(1)
+    models = bottleneck.study_models(args.sizes, args.reversed_sizes)
+    study = bottleneck.run_study(
+        models=models, seeds=args.seeds, device=args.device, workers=args.workers, progress=args.progress
+    )
+    print(bottleneck.format_study(study))
+    if args.save:
+        print(f"saved to {bottleneck.save_study(study, args.save)}")
+    if args.json:
+        print(json.dumps(study.to_dict()))
     return 0
 
 
