@@ -36,6 +36,7 @@ from attnbook.bench_results import Environment
 from attnbook.data import Vocab
 from attnbook.evaluation import evaluate
 from attnbook.experiment import DataConfig, ExperimentConfig, ModelConfig, build_translator
+from attnbook.grammar import DataSplits
 from attnbook.metrics import TranslationMetrics
 from attnbook.training import TrainConfig, TrainingRun, TrainResult, train, train_side_by_side
 
@@ -176,10 +177,12 @@ class BottleneckStudy:
             raise ValueError(f"not a bottleneck study: {error!r}") from error
 
 
-def _vocabularies(data: DataConfig) -> tuple[Vocab, Vocab]:
-    """The English and French vocabularies of the training split (the same whichever way it is read)."""
-    words = replace(data, reverse_source=False).splits().train
-    return Vocab.build(p.source for p in words), Vocab.build(p.target for p in words)
+def _draw(data: DataConfig, orders: set[bool]) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
+    """The splits for each source order in ``orders`` (``reverse_source``), and the English and French
+    vocabularies of the training split as written, which every model shares."""
+    splits = {flag: replace(data, reverse_source=flag).splits() for flag in {False, *orders}}
+    words = splits[False].train
+    return splits, Vocab.build(p.source for p in words), Vocab.build(p.target for p in words)
 
 
 def default_base() -> ExperimentConfig:
@@ -213,10 +216,7 @@ def run_study(
         raise ValueError("the study needs at least one model and one seed")
     device = torch.device(device)
     start = time.perf_counter()
-    splits = {
-        flag: replace(base.data, reverse_source=flag).splits() for flag in {m.reverse_source for m in models}
-    }
-    src_vocab, tgt_vocab = _vocabularies(base.data)
+    splits, src_vocab, tgt_vocab = _draw(base.data, {m.reverse_source for m in models})
     planned = [(model, seed) for seed in seeds for model in models]
     readers, runs = [], []
     for model, seed in planned:
@@ -293,10 +293,10 @@ def retrain_start(study: BottleneckStudy, run: StudyRun, epochs: int = 1) -> Tra
     """
     base = study_config(study)
     config = run.model.config(replace(base, train=replace(base.train, max_epochs=epochs)), run.seed)
-    splits = config.data.splits()
-    src_vocab, tgt_vocab = _vocabularies(config.data)
+    splits, src_vocab, tgt_vocab = _draw(config.data, {run.model.reverse_source})
     reader = build_translator(config, src_vocab, tgt_vocab, device="cpu")
-    return train(reader, splits.train, splits.val, config.train, progress=False)
+    data = splits[run.model.reverse_source]
+    return train(reader, data.train, data.val, config.train, progress=False)
 
 
 def _mean_sd(values: Sequence[float]) -> str:

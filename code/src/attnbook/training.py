@@ -206,12 +206,13 @@ def train(
     order = random.Random(config.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     planned = config.max_epochs * math.ceil(len(train_pairs) / config.batch_size)
-    drops = 0  # learning-rate halvings so far
+    lr_drop_steps: list[int] = []  # each halving of the learning rate, by step
     decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: decay(step) * 0.5**drops)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: decay(step) * 0.5 ** len(lr_drop_steps)
+    )
     history: list[LossRecord] = []
     val_history: list[LossRecord] = []
-    lr_drop_steps: list[int] = []
     steps = best_step = bad_checks = 0
     best_loss, best_state = float("inf"), copy.deepcopy(model.state_dict())
     counted_loss = float("inf")  # the last validation loss that counted as an improvement for patience
@@ -221,7 +222,7 @@ def train(
 
     def validate() -> bool:
         """Record a validation; return True when training should stop."""
-        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss, drops
+        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss
         measured = validation_loss(translator, val_pairs)
         val_history.append(LossRecord(steps, measured.loss, measured.token_accuracy))
         if measured.loss < best_loss:
@@ -233,12 +234,12 @@ def train(
         bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
         if bad_checks < config.patience:
             return False
-        if drops == config.lr_drops:
+        if len(lr_drop_steps) == config.lr_drops:
             return True
-        drops, bad_checks = drops + 1, 0  # the scheduler's factor, from the step after next
-        for group in optimizer.param_groups:  # and the rate already set for the next step
+        lr_drop_steps.append(steps)  # halves the scheduler's factor from the step after next ...
+        for group in optimizer.param_groups:  # ... and here the rate already set for the next step
             group["lr"] *= 0.5
-        lr_drop_steps.append(steps)
+        bad_checks = 0
         return False
 
     model.train()
