@@ -16,6 +16,7 @@ import json
 import os
 from importlib import resources
 from pathlib import Path
+from typing import Any, Protocol
 
 from attnbook.bench_grids import VARIANTS
 from attnbook.bench_results import BenchmarkResult
@@ -24,8 +25,14 @@ PACKAGED_CUDA_RESULT = "bench_cuda.json"
 """The file name, in the package's ``data`` folder, of a benchmark run recorded on a CUDA GPU."""
 
 
-def save_result(result: BenchmarkResult, path: str | os.PathLike[str]) -> Path:
-    """Write a result as indented JSON (creating the folder); return the path."""
+class RecordedRun(Protocol):
+    """A run that can be recorded: a benchmark result, or a :class:`~attnbook.bottleneck.BottleneckStudy`."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def save_result(result: RecordedRun, path: str | os.PathLike[str]) -> Path:
+    """Write a recorded run's ``to_dict()`` as indented JSON (creating the folder); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")

@@ -32,6 +32,7 @@ from typing import Any
 import torch
 
 from attnbook.bench import environment
+from attnbook.bench_report import save_result
 from attnbook.bench_results import Environment
 from attnbook.data import Vocab
 from attnbook.evaluation import evaluate
@@ -252,10 +253,7 @@ def run_study(
 
 def save_study(study: BottleneckStudy, path: str | os.PathLike[str]) -> Path:
     """Write a study as indented JSON (creating the folder); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(study.to_dict(), indent=1) + "\n", encoding="utf-8")
-    return path
+    return save_result(study, path)
 
 
 def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
