@@ -38,7 +38,7 @@ def one_thread():
 @pytest.fixture(scope="session")
 def toy_splits():
     """Small disjoint splits of the toy grammar (short sentences: tiny models learn them in seconds)."""
-    from attnbook.grammar import make_splits
+    from attnbook.nmt.grammar import make_splits
 
     return make_splits(240, 40, 40, seed=5, max_src_len=8)
 
@@ -46,7 +46,7 @@ def toy_splits():
 @pytest.fixture(scope="session")
 def toy_vocabs(toy_splits):
     """The source and target vocabularies of ``toy_splits``' training pairs."""
-    from attnbook.data import Vocab
+    from attnbook.nmt.data import Vocab
 
     train = toy_splits.train
     return Vocab.build(p.source for p in train), Vocab.build(p.target for p in train)
@@ -54,10 +54,10 @@ def toy_vocabs(toy_splits):
 
 @pytest.fixture
 def tiny_translator(toy_vocabs):
-    """Make a tiny untrained :class:`~attnbook.translator.Translator` over ``toy_vocabs``:
+    """Make a tiny untrained :class:`~attnbook.nmt.translator.Translator` over ``toy_vocabs``:
     ``tiny_translator(attention="bahdanau", seed=0, **sizes)``, seeded, on the CPU."""
-    from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
-    from attnbook.translator import Translator
+    from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+    from attnbook.nmt.translator import Translator
 
     def make(attention: str = "bahdanau", seed: int = 0, **sizes):
         torch.manual_seed(seed)

@@ -1,6 +1,6 @@
 """What the attention tests share: one module of each kind, a naive-loop oracle, inputs and masks.
 
-``naive_attention`` is the one independent oracle of attnbook.attention's modules: it applies each score's
+``naive_attention`` is the one independent oracle of attnbook.layers.attention's modules: it applies each score's
 equation to one (query, key) pair at a time, with 1-D operations, and a max-shifted softmax in Python.
 This is a helper module, not a test module: test modules import it, never each other.
 """

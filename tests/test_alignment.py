@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from attnbook.alignment import alignment_matrix, attention_entropy
+from attnbook.core.alignment import alignment_matrix, attention_entropy
 
 
 def test_links_become_row_stochastic_with_shared_weight_for_one_to_many():
@@ -47,7 +47,7 @@ def test_entropy_ignores_zero_weights_of_masked_positions():
 
 
 def test_row_distance_and_argmax_moves_against_loops():
-    from attnbook.alignment import argmax_moves, row_distance
+    from attnbook.core.alignment import argmax_moves, row_distance
 
     generator = torch.Generator().manual_seed(3)
     weights = torch.softmax(torch.randn(6, 5, generator=generator) * 3, dim=-1)

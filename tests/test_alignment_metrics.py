@@ -3,15 +3,15 @@
 import pytest
 import torch
 
-from attnbook.alignment import alignment_matrix
-from attnbook.alignment_metrics import (
+from attnbook.core.alignment import alignment_matrix
+from attnbook.nmt.alignment_metrics import (
     AlignmentScores,
     alignment_error_rate,
     alignment_scores,
     argmax_links,
     mass_on_links,
 )
-from attnbook.grammar import generate_pairs
+from attnbook.nmt.grammar import generate_pairs
 
 # Row argmaxes: 0, 2, 1.
 WEIGHTS = torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3]])

@@ -1,4 +1,4 @@
-"""Tests of attnbook.attention against independent oracles: a naive loop, PyTorch's SDPA, gradcheck."""
+"""Tests of attnbook.layers.attention against independent oracles: a naive loop, PyTorch's SDPA, gradcheck."""
 
 from __future__ import annotations
 

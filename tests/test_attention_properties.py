@@ -1,4 +1,4 @@
-"""Property-based tests of attnbook.attention: random shapes, masks and dtypes, checked by hypothesis."""
+"""Property-based tests of attnbook.layers.attention: random shapes, masks and dtypes, checked by hypothesis."""
 
 from __future__ import annotations
 

@@ -9,22 +9,23 @@ import pytest
 import torch
 
 from attnbook import ScaledDotProductAttention
-from attnbook.__main__ import main
-from attnbook.attention_cost import (
+from attnbook.benchmark.attention_cost import (
     attention_flops,
     attention_weight_bytes,
-    check_attention_flops,
     fit_loglog_slope,
     naive_attention,
     precompute_multiply_adds,
     predicted_precompute_speedup,
     sdpa_context,
 )
-from attnbook.bench import run_benchmark, time_key_precompute
-from attnbook.bench_grids import GRIDS, VARIANTS, default_grid
-from attnbook.bench_report import format_report, load_result, packaged_result, save_result
-from attnbook.bench_results import BenchmarkResult
-from attnbook.timing import time_interleaved
+from attnbook.benchmark.bench import run_benchmark, time_key_precompute
+from attnbook.benchmark.bench_grids import GRIDS, VARIANTS, default_grid
+from attnbook.benchmark.bench_report import format_report, load_result, packaged_result
+from attnbook.benchmark.bench_results import BenchmarkResult
+from attnbook.benchmark.timing import time_interleaved
+from attnbook.checks import check_attention_flops
+from attnbook.cli import main
+from attnbook.core.records import save_result
 
 CPU = torch.device("cpu")
 

@@ -5,10 +5,10 @@ import json
 import pytest
 import torch
 
-from attnbook import bottleneck
-from attnbook.__main__ import main
-from attnbook.experiment import DataConfig, ExperimentConfig, ModelConfig
-from attnbook.training import TrainConfig
+from attnbook.cli import main
+from attnbook.nmt.training import TrainConfig
+from attnbook.studies import bottleneck
+from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

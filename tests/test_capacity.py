@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 import torch
 
-from attnbook.capacity import (
+from attnbook.studies.capacity import (
     SUMMARIES,
     CapacityModel,
     CapacityResult,

@@ -2,8 +2,8 @@
 
 import random
 
-from attnbook.checks_real import check_split_by_english
-from attnbook.realdata import split_by_english
+from attnbook.checks.real import check_split_by_english
+from attnbook.studies.realdata import split_by_english
 
 
 def package_split(pairs, test_fraction, seed):

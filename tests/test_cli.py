@@ -7,7 +7,7 @@ import sys
 import pytest
 import torch
 
-from attnbook.__main__ import build_parser, main
+from attnbook.cli import build_parser, main
 
 TINY = [
     "--n-train",
@@ -56,7 +56,7 @@ def test_train_without_json_prints_text_only(capsys):
 
 
 def test_train_saves_a_checkpoint_that_loads(tmp_path, capsys):
-    from attnbook.translator import Translator
+    from attnbook.nmt.translator import Translator
 
     path = tmp_path / "model.pt"
     assert main(["train", "--device", "cpu", "--save", str(path), "--luong-score", "concat", *TINY]) == 0

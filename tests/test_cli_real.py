@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnbook import realcli
-from attnbook.__main__ import build_parser, main
-from attnbook.corpus import shipped_path
-from attnbook.data import Vocab
-from attnbook.seq2seq import Seq2Seq, Seq2SeqConfig
-from attnbook.translator import Translator
+from attnbook.cli import build_parser, main, realcli
+from attnbook.nmt.corpus import shipped_path
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from attnbook.corpus import (
+from attnbook.nmt.corpus import (
     CorpusFormatError,
     download_tatoeba,
     load_tatoeba,

@@ -5,8 +5,8 @@ import random
 import pytest
 import torch
 
-from attnbook.data import LENGTH_BUCKETS, SentencePair, Vocab, iterate_batches, length_bucket, make_batch
-from attnbook.grammar import CATEGORIES, generate_pairs, make_splits
+from attnbook.nmt.data import LENGTH_BUCKETS, SentencePair, Vocab, iterate_batches, length_bucket, make_batch
+from attnbook.nmt.grammar import CATEGORIES, generate_pairs, make_splits
 
 MASCULINE = {"chat", "chien", "cheval", "canard", "garçon", "livre", "gâteau", "jardin"}
 FEMININE = {"fille", "femme", "souris", "vache", "voiture", "maison", "balle", "lettre"}

@@ -1,23 +1,23 @@
 import pytest
 
 from attnbook import show_source
-from attnbook.alignment import alignment_matrix
-from attnbook.display import SourceListing
+from attnbook.book.display import SourceListing
+from attnbook.core.alignment import alignment_matrix
 
 
 def test_show_source_returns_the_function_text_and_where_it_lives():
     listing = show_source(alignment_matrix)
     assert isinstance(listing, SourceListing)
     assert listing.source.startswith("def alignment_matrix(")
-    assert listing.name == "attnbook.alignment.alignment_matrix"
-    assert listing.path == "attnbook/alignment.py"
+    assert listing.name == "attnbook.core.alignment.alignment_matrix"
+    assert listing.path == "attnbook/core/alignment.py"
     assert listing.first_line > 1
 
 
 def test_listing_renders_as_a_python_code_block_in_notebooks():
     markdown = show_source(alignment_matrix)._repr_markdown_()
     assert markdown.startswith("```python\ndef alignment_matrix(")
-    assert "```\n\n*Source: `attnbook/alignment.py`, line" in markdown
+    assert "```\n\n*Source: `attnbook/core/alignment.py`, line" in markdown
 
 
 def test_print_gives_plain_source():
@@ -47,7 +47,7 @@ def test_a_short_listing_is_shown_whole_and_not_folded():
 
 
 def test_a_long_listing_folds_under_its_signature():
-    from attnbook.attention import BahdanauAttention
+    from attnbook.layers.attention import BahdanauAttention
 
     markdown = show_source(BahdanauAttention)._repr_markdown_()
     shown, folded = markdown.split("<details>")
@@ -57,7 +57,7 @@ def test_a_long_listing_folds_under_its_signature():
 
 
 def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
-    from attnbook.training import train
+    from attnbook.nmt.training import train
 
     listing = show_source(train, focus=("model.train()", "stopped_early = steps < planned"))
     markdown = listing._repr_markdown_()
@@ -66,7 +66,7 @@ def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
     assert "def train(" in folded and "</details>" in folded
     start, stop = listing.excerpt
     assert (
-        f"Lines {listing.first_line + start}-{listing.first_line + stop - 1} of `attnbook/training.py`"
+        f"Lines {listing.first_line + start}-{listing.first_line + stop - 1} of `attnbook/nmt/training.py`"
         in shown
     )
     assert str(listing) == listing.source  # print() still gives the whole source
@@ -74,7 +74,7 @@ def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
 
 def test_a_focus_that_matches_nothing_is_a_clear_value_error():
     with pytest.raises(
-        ValueError, match=r"no line of attnbook\.alignment\.alignment_matrix contains .nowhere."
+        ValueError, match=r"no line of attnbook\.core\.alignment\.alignment_matrix contains .nowhere."
     ):
         show_source(alignment_matrix, focus=("nowhere", "return"))
     with pytest.raises(ValueError, match="from 'def alignment_matrix' on contains 'nowhere'"):

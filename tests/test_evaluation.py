@@ -3,15 +3,15 @@
 import pytest
 import torch
 
-from attnbook.attention_analysis import (
+from attnbook.nmt.attention_analysis import (
     accuracy_with_forced_attention,
     alignment_accuracy,
     teacher_forced_attention,
 )
-from attnbook.data import SentencePair
-from attnbook.evaluation import error_by_position, evaluate
-from attnbook.grammar import CATEGORIES
-from attnbook.metrics import score_translations
+from attnbook.nmt.data import SentencePair
+from attnbook.nmt.evaluation import error_by_position, evaluate
+from attnbook.nmt.grammar import CATEGORIES
+from attnbook.nmt.metrics import score_translations
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -51,7 +51,7 @@ def test_alignment_accuracy_scores_the_argmax_against_the_truth_by_category(monk
         [[0.1, 0.2, 0.6, 0.1], [0.0, 0.1, 0.8, 0.1], [0.1, 0.7, 0.1, 0.1], [0.9, 0.0, 0.0, 0.1]]
     )
     monkeypatch.setattr(
-        "attnbook.attention_analysis.teacher_forced_attention", lambda *args, **kwargs: [weights]
+        "attnbook.nmt.attention_analysis.teacher_forced_attention", lambda *args, **kwargs: [weights]
     )
     result = alignment_accuracy(None, [pair])
     assert result.by_category == {"article": 0.0, "noun": 1.0, "adjective_after": 1.0}

@@ -4,9 +4,9 @@ import argparse
 
 import pytest
 
-from attnbook.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
-from attnbook.flags import add_config_arguments, config_from_arguments
-from attnbook.training import TrainConfig
+from attnbook.cli.flags import add_config_arguments, config_from_arguments
+from attnbook.nmt.training import TrainConfig
+from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -46,7 +46,7 @@ def test_impossible_configurations_are_refused_when_built(build, facts):
 
 
 def test_the_luong_score_can_be_chosen_and_reaches_the_model(toy_vocabs):
-    from attnbook.experiment import build_translator
+    from attnbook.studies.experiment import build_translator
 
     config = ExperimentConfig(model=ModelConfig(attention="luong", luong_score="location", hidden_dim=8))
     translator = build_translator(config, *toy_vocabs)

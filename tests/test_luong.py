@@ -7,16 +7,16 @@ from dataclasses import replace
 import pytest
 import torch
 
-from attnbook.__main__ import main
-from attnbook.alignment import attention_entropy
-from attnbook.attention_analysis import teacher_forced_attention
-from attnbook.evaluation import attention_scores
-from attnbook.experiment import ExperimentConfig, ModelConfig
-from attnbook.luong import LocalPAttention, LuongVariantDecoder
-from attnbook.search import beam_search, greedy_decode
-from attnbook.seq2seq import LuongDecoder, Seq2Seq, Seq2SeqConfig
-from attnbook.training import TrainConfig, train, validation_loss
-from attnbook.translator import Translator
+from attnbook.cli import main
+from attnbook.core.alignment import attention_entropy
+from attnbook.nmt.attention_analysis import teacher_forced_attention
+from attnbook.nmt.evaluation import attention_scores
+from attnbook.nmt.luong import LocalPAttention, LuongVariantDecoder
+from attnbook.nmt.search import beam_search, greedy_decode
+from attnbook.nmt.seq2seq import LuongDecoder, Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.training import TrainConfig, train, validation_loss
+from attnbook.nmt.translator import Translator
+from attnbook.studies.experiment import ExperimentConfig, ModelConfig
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -1,4 +1,4 @@
-"""attnbook.multihead against torch.nn.MultiheadAttention (the oracle), gradcheck, properties, bad input."""
+"""attnbook.layers.multihead against torch.nn.MultiheadAttention (the oracle), gradcheck, properties, bad input."""
 
 from __future__ import annotations
 

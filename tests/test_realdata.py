@@ -10,15 +10,15 @@ import pytest
 import sacrebleu
 import torch
 
-from attnbook.corpus import (
+from attnbook.nmt.corpus import (
     TATOEBA_ATTRIBUTION,
     CorpusEncodingError,
     download_tatoeba,
     load_tatoeba,
     shipped_path,
 )
-from attnbook.data import SentencePair
-from attnbook.realdata import (
+from attnbook.nmt.data import SentencePair
+from attnbook.studies.realdata import (
     RealConfig,
     detokenize_french,
     evaluate_real,
@@ -211,7 +211,7 @@ def test_real_config_refuses_a_beam_below_one():
 
 
 def test_run_real_experiment_translates_the_test_split_with_the_configured_beam(shipped, monkeypatch):
-    import attnbook.realdata as realdata
+    import attnbook.studies.realdata as realdata
 
     beams = []
 

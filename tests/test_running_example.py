@@ -5,9 +5,9 @@ import random
 import pytest
 import torch
 
-from attnbook.attention_analysis import teacher_forced_attention
-from attnbook.grammar import ToyGrammar
-from attnbook.running_example import RUNNING_PAIR, RunningExampleConfig, _trained, running_example
+from attnbook.nmt.attention_analysis import teacher_forced_attention
+from attnbook.nmt.grammar import ToyGrammar
+from attnbook.studies.running_example import RUNNING_PAIR, RunningExampleConfig, _trained, running_example
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -5,10 +5,10 @@ import math
 import pytest
 import torch
 
-from attnbook.data import SentencePair, Vocab, make_batch
-from attnbook.grammar import generate_pairs
-from attnbook.search import beam_search, greedy_decode
-from attnbook.seq2seq import (
+from attnbook.nmt.data import SentencePair, Vocab, make_batch
+from attnbook.nmt.grammar import generate_pairs
+from attnbook.nmt.search import beam_search, greedy_decode
+from attnbook.nmt.seq2seq import (
     BahdanauDecoder,
     LuongDecoder,
     PlainDecoder,

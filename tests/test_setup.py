@@ -71,7 +71,7 @@ def _book_tree(root):
 @pytest.mark.parametrize(
     ("path", "edit"),
     [
-        ("code/src/attnbook/attention.py", "SCALE = 2\n"),
+        ("code/src/attnbook/layers/attention.py", "SCALE = 2\n"),
         ("code/src/attnbook/data/pairs.tsv", "a\tc\n"),
         ("code/src/attnbook/new_module.py", "X = 1\n"),
         ("requirements.txt", "torch\nnumpy\n"),
@@ -98,7 +98,9 @@ def test_the_fingerprint_ignores_what_the_chapters_do_not_read(tmp_path):
 def test_the_fingerprint_names_the_installed_torch():
     inputs = book_cache.fingerprint_inputs()
     assert inputs["torch"] == importlib.metadata.version("torch")
-    assert {"requirements.txt", "requirements-test.txt", "code/src/attnbook/attention.py"} <= set(inputs)
+    assert {"requirements.txt", "requirements-test.txt", "code/src/attnbook/layers/attention.py"} <= set(
+        inputs
+    )
 
 
 def test_the_cache_is_cleared_only_when_the_fingerprint_changes(tmp_path):

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from attnbook.training import (
+from attnbook.nmt.training import (
     LossRecord,
     TrainConfig,
     TrainingRun,
@@ -82,7 +82,7 @@ def test_min_delta_counts_only_large_falls_for_patience_and_keeps_the_lowest_wei
 ):
     losses = iter([1.0, 0.95, 0.5, 0.48, 0.47, 0.46, 0.1])  # falls of 0.05, 0.45, 0.02, 0.01, 0.01, ...
     monkeypatch.setattr(
-        "attnbook.training.validation_loss", lambda *args, **kwargs: LossRecord(0, next(losses), 0.5)
+        "attnbook.nmt.training.validation_loss", lambda *args, **kwargs: LossRecord(0, next(losses), 0.5)
     )
     config = TrainConfig(max_epochs=5, batch_size=32, eval_every=1, patience=3, min_delta=0.1)
     result = train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
@@ -100,7 +100,7 @@ def test_lr_drops_halve_the_rate_when_patience_runs_out_and_stop_at_the_next(
     toy_splits, tiny_translator, monkeypatch, learning_rates
 ):
     monkeypatch.setattr(
-        "attnbook.training.validation_loss", lambda *args, **kwargs: LossRecord(0, 1.0, 0.5)
+        "attnbook.nmt.training.validation_loss", lambda *args, **kwargs: LossRecord(0, 1.0, 0.5)
     )  # a loss that falls once (from infinity) and never again: patience runs out every 2 validations
     translator = tiny_translator()
     config = TrainConfig(max_epochs=5, batch_size=32, lr=1e-2, eval_every=1, patience=2, lr_drops=2)
@@ -161,7 +161,7 @@ def test_a_train_config_below_a_minimum_is_refused_when_built(field, value):
 def test_the_masked_cross_entropy_checker_passes_a_right_answer_and_explains_wrong_ones():
     import torch.nn.functional as F
 
-    from attnbook.checks_seq2seq import check_masked_cross_entropy
+    from attnbook.checks.seq2seq import check_masked_cross_entropy
 
     def right(logits, tgt_out, pad_id):
         real = tgt_out != pad_id

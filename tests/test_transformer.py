@@ -1,4 +1,4 @@
-"""attnbook.transformer: shapes, the causal decoder, cached decoding equal to the parallel pass, training."""
+"""attnbook.nmt.transformer: shapes, the causal decoder, cached decoding equal to the parallel pass, training."""
 
 from __future__ import annotations
 
@@ -8,21 +8,21 @@ import pytest
 import torch
 
 from attnbook import causal_mask
-from attnbook.attention_analysis import alignment_accuracy
-from attnbook.checks_transformer import check_decoder_mask, check_multihead_attention
-from attnbook.data import Vocab, make_batch
-from attnbook.evaluation import evaluate
-from attnbook.grammar import make_splits
-from attnbook.search import beam_search, greedy_decode
-from attnbook.training import TrainConfig, train
-from attnbook.transformer import (
+from attnbook.checks.transformer import check_decoder_mask, check_multihead_attention
+from attnbook.nmt.attention_analysis import alignment_accuracy
+from attnbook.nmt.data import Vocab, make_batch
+from attnbook.nmt.evaluation import evaluate
+from attnbook.nmt.grammar import make_splits
+from attnbook.nmt.search import beam_search, greedy_decode
+from attnbook.nmt.training import TrainConfig, train
+from attnbook.nmt.transformer import (
     Transformer,
     TransformerConfig,
     head_alignment_accuracy,
     sinusoidal_positions,
     train_neighbour_copier,
 )
-from attnbook.translator import Translator
+from attnbook.nmt.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from attnbook.data import Vocab
-from attnbook.translator import Translator
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

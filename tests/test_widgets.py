@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from attnbook.widgets import (
+from attnbook.book.widgets import (
     DECIMALS,
     MAX_BYTES,
     DecoderRun,

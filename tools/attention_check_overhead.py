@@ -4,7 +4,7 @@ One decoder step as chapter 6's decoder calls it (batch 32, src_len 20, query, k
 128, keys projected once, a padding mask, float32, one CPU thread), timed two ways side by side: the
 module's call with its checks, and the same arithmetic (the module's ``_score`` and the shared softmax and
 sum) without them, and the checks alone. Prints the medians and the overhead, the number quoted in
-``attnbook.attention``. On the CPU it times the thread's CPU time, so that a busy machine's other
+``attnbook.layers.attention``. On the CPU it times the thread's CPU time, so that a busy machine's other
 processes do not count; memory and cache contention still do.
 
     .venv/bin/python tools/attention_check_overhead.py [--runs 200] [--steps 20]
@@ -18,7 +18,7 @@ import time
 
 import torch
 
-from attnbook.attention import BahdanauAttention, _softmax_and_sum
+from attnbook.layers.attention import BahdanauAttention, softmax_and_sum
 
 
 def main() -> None:
@@ -40,7 +40,7 @@ def main() -> None:
         return attn(query, keys, mask=mask, projected_keys=projected)
 
     def bare() -> tuple[torch.Tensor, torch.Tensor]:
-        return _softmax_and_sum(attn._score(query.unsqueeze(1), keys, projected), keys, mask, True)
+        return softmax_and_sum(attn._score(query.unsqueeze(1), keys, projected), keys, mask, True)
 
     def checks_alone() -> tuple[torch.Tensor, torch.Tensor, bool]:
         return attn._check_inputs(query, keys, None, mask, {"projected_keys": projected})

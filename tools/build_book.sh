@@ -6,7 +6,7 @@
 # exits non-zero. Ends with a table of each chapter's execution time and where its outputs came from.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export ATTNBOOK_TEXT_PROGRESS=1  # progress bars as text in the pages (attnbook/progress.py)
+export ATTNBOOK_TEXT_PROGRESS=1  # progress bars as text in the pages (attnbook/core/progress.py)
 rm -rf _build/html/reports
 start=$(date +%s)
 flags=$(.venv/bin/python tools/book_cache.py prepare) || exit 1

@@ -2,9 +2,9 @@
 paths out of the chapters' outputs.
 
 A traceback that a chapter shows on purpose (a cell tagged raises-exception) names the file of every
-frame: `File /home/<user>/<clone>/code/src/attnbook/attention.py:410`, or a site-packages path where the
+frame: `File /home/<user>/<clone>/code/src/attnbook/layers/attention.py:410`, or a site-packages path where the
 package is installed; a message may name a file the chapter wrote in a temporary folder. In the page
-these become what they are relative to: `attnbook/attention.py` (the package's own path, the same on
+these become what they are relative to: `attnbook/layers/attention.py` (the package's own path, the same on
 every machine), the name inside the temporary folder, `~` for the home folder. Only the text of cell
 outputs is rewritten; tracebacks of failing chapters (the build's reports) keep their full paths.
 """

@@ -1,4 +1,4 @@
-"""The interactive widgets (attnbook.widgets) of the built book, used in headless Chromium with no network.
+"""The interactive widgets (attnbook.book.widgets) of the built book, used in headless Chromium with no network.
 
 Every chapter page shows as many widgets as its notebook makes. Each widget is then used as a reader
 would: hover a cell (or a bar, or a point of a curve) and read the tooltip, which must show the tokens and

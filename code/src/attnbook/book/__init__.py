@@ -1,0 +1,41 @@
+"""The book's display: package listings in the page, computed prose, figures and interactive widgets."""
+
+from attnbook.book.display import (
+    FOLD_AFTER,
+    SourceListing,
+    glue,
+    show_source,
+)
+from attnbook.book.plotting import (
+    BOOK_CMAP,
+    attention_heatmap,
+    set_book_style,
+)
+from attnbook.book.widgets import (
+    DECIMALS,
+    MAX_BYTES,
+    DecoderRun,
+    Widget,
+    attention_widget,
+    curve_slider,
+    decoder_stepper,
+    weights_slider,
+)
+
+__all__ = [
+    "BOOK_CMAP",
+    "DECIMALS",
+    "FOLD_AFTER",
+    "MAX_BYTES",
+    "DecoderRun",
+    "SourceListing",
+    "Widget",
+    "attention_heatmap",
+    "attention_widget",
+    "curve_slider",
+    "decoder_stepper",
+    "glue",
+    "set_book_style",
+    "show_source",
+    "weights_slider",
+]

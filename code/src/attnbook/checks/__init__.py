@@ -1,0 +1,54 @@
+"""The exercise checkers: each runs a reader's function against the package through one case runner
+(:mod:`attnbook.checks.runner`) and returns a ``CheckResult`` that says what differs."""
+
+from attnbook.checks.attention import (
+    check_additive_score,
+    check_alignment_matrix,
+    check_dot_product_attention,
+    check_local_attention,
+    check_masked_softmax,
+    check_softmax_jacobian,
+)
+from attnbook.checks.cost import (
+    check_attention_flops,
+)
+from attnbook.checks.real import (
+    check_split_by_english,
+)
+from attnbook.checks.runner import (
+    ATOL,
+    RTOL,
+    Case,
+    CheckResult,
+    compare,
+    format_number,
+    run_cases,
+)
+from attnbook.checks.seq2seq import (
+    check_masked_cross_entropy,
+)
+from attnbook.checks.transformer import (
+    check_decoder_mask,
+    check_multihead_attention,
+)
+
+__all__ = [
+    "ATOL",
+    "RTOL",
+    "Case",
+    "CheckResult",
+    "check_additive_score",
+    "check_alignment_matrix",
+    "check_attention_flops",
+    "check_decoder_mask",
+    "check_dot_product_attention",
+    "check_local_attention",
+    "check_masked_cross_entropy",
+    "check_masked_softmax",
+    "check_multihead_attention",
+    "check_softmax_jacobian",
+    "check_split_by_english",
+    "compare",
+    "format_number",
+    "run_cases",
+]

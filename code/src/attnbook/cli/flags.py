@@ -1,0 +1,154 @@
+"""Configuration dataclasses as command-line flags, derived from their fields (never copied by hand).
+
+Each field of a (possibly nested) frozen config dataclass becomes one flag: ``batch_size`` becomes
+``--batch-size``; the flag's type, default and choices come from the field, and its help from the
+``Attributes:`` section of the class's docstring. A field's ``metadata`` may set ``minimum`` (checked
+by :func:`attnbook.core.config.check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
+name, e.g. ``--epochs`` for ``max_epochs``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
+a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
+:func:`given_fields` says which flags were given on the command line (a flag given with its default
+value counts as given).
+
+>>> import argparse
+>>> from dataclasses import dataclass, field
+>>> @dataclass(frozen=True)
+... class Demo:
+...     '''A demo.
+...
+...     Attributes:
+...         batch_size: pairs per batch.
+...     '''
+...
+...     batch_size: int = field(default=8, metadata={"minimum": 1})
+>>> parser = argparse.ArgumentParser()
+>>> add_config_arguments(parser, Demo)
+>>> config_from_arguments(Demo, parser.parse_args(["--batch-size", "32"]))
+Demo(batch_size=32)
+>>> given_fields(parser.parse_args(["--batch-size", "8"])), given_fields(parser.parse_args([]))
+(frozenset({'batch_size'}), frozenset())
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import typing
+from typing import Any
+
+
+def _attribute_help(cls: type) -> dict[str, str]:
+    """``name -> text`` from the ``Attributes:`` section of a class's docstring."""
+    doc = cls.__doc__ or ""
+    section = doc.split("Attributes:", 1)[1] if "Attributes:" in doc else ""
+    section = re.split(r"\n\s*\n|\n\s*Raises:", section, maxsplit=1)[0]
+    help_texts: dict[str, str] = {}
+    for match in re.finditer(r"^\s{4,}([\w, ]+):\s(.*(?:\n\s{10,}.*)*)", section, flags=re.MULTILINE):
+        text = " ".join(match.group(2).split()).replace("%", "%%").replace("``", "").rstrip(".")
+        text = re.sub(r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text)  # :func:`~a.b` -> b
+        for name in match.group(1).split(","):
+            help_texts[name.strip()] = text
+    return help_texts
+
+
+def positive_int(text: str) -> int:
+    """An argparse type for counts given by hand (``--threads``, ``--beam``, ``--steps``): an int of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+_GIVEN = "given_config_fields"  # the namespace attribute that records the config flags given
+
+
+def _record_given(namespace: argparse.Namespace, dest: str) -> None:
+    setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {dest})
+
+
+class _StoreGiven(argparse.Action):
+    """Store the flag's value, like argparse's default action, and record that the flag was given."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if isinstance(self, argparse.BooleanOptionalAction):  # --name stores True, --no-name False
+            values = not (option_string or "").startswith("--no-")
+        setattr(namespace, self.dest, values)
+        _record_given(namespace, self.dest)
+
+
+class _BooleanGiven(_StoreGiven, argparse.BooleanOptionalAction):
+    """``--name``/``--no-name`` (argparse's ``BooleanOptionalAction``), recording that one was given."""
+
+
+def given_fields(args: argparse.Namespace) -> frozenset[str]:
+    """The fields whose flags (added by :func:`add_config_arguments`) were given on the command line.
+
+    A flag left out takes its default; one given with the default's value is still *given*, so a caller
+    with other defaults of its own (``train --corpus``) can tell "not asked for" from "asked for 4".
+    """
+    return getattr(args, _GIVEN, frozenset())
+
+
+def _parse_at_least(kind: type, minimum: Any) -> Any:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its "invalid int value" message
+    return parse
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    """Add one flag per field of the dataclass ``cls`` (recursing into nested dataclasses).
+
+    Raises:
+        TypeError: a field's type is not ``int``, ``float``, ``str``, ``bool``, ``bool | None`` or a
+            dataclass.
+    """
+    hints = typing.get_type_hints(cls)
+    help_texts = _attribute_help(cls)
+    defaults = cls()
+    for item in dataclasses.fields(cls):
+        kind = hints[item.name]
+        if dataclasses.is_dataclass(kind):
+            add_config_arguments(parser, kind)
+            continue
+        flag = item.metadata.get("flag", "--" + item.name.replace("_", "-"))
+        default = getattr(defaults, item.name)
+        help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
+        options: dict[str, Any] = {"dest": item.name, "default": default, "help": help_text}
+        if kind is bool:
+            parser.add_argument(flag, action=_BooleanGiven, **options)
+            continue
+        if kind == bool | None:
+            options["help"] = f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
+            parser.add_argument(flag, action=_BooleanGiven, **options)
+            continue
+        if kind not in (int, float, str):
+            raise TypeError(f"{cls.__name__}.{item.name}: no flag for a field of type {kind}")
+        minimum = item.metadata.get("minimum")
+        options["action"] = _StoreGiven
+        options["type"] = kind if minimum is None else _parse_at_least(kind, minimum)
+        if "choices" in item.metadata:
+            options["choices"] = item.metadata["choices"]
+        parser.add_argument(flag, **options)
+
+
+def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:
+    """Build the dataclass ``cls`` (and the dataclasses nested in it) from parsed flags."""
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for item in dataclasses.fields(cls):
+        kind = hints[item.name]
+        values[item.name] = (
+            config_from_arguments(kind, args) if dataclasses.is_dataclass(kind) else getattr(args, item.name)
+        )
+    return cls(**values)

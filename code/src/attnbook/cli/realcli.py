@@ -1,0 +1,394 @@
+"""The command line on real sentences: ``train --corpus``, ``evaluate`` and ``translate``.
+
+Examples::
+
+    python -m attnbook train --corpus tatoeba --save model.pt --json    # the shipped Tatoeba pairs
+    python -m attnbook train --corpus-file eng-fra.txt --save model.pt  # any file, 2 or 3 columns
+    python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
+    python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
+
+Bad input (a file that is not UTF-8, a corpus with no usable pair, a file that is not a checkpoint, a
+sentence longer than the model accepts) ends with one ``error:`` line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from dataclasses import fields, is_dataclass, replace
+from pathlib import Path
+
+import torch
+
+from attnbook.cli.flags import given_fields, positive_int
+from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
+from attnbook.nmt.translator import Translator
+from attnbook.studies.experiment import ExperimentConfig
+from attnbook.studies.realdata import (
+    UNK,
+    RealConfig,
+    detokenize_french,
+    evaluate_real,
+    replace_unknown,
+    run_real_experiment,
+)
+
+CORPORA = {"tatoeba": shipped_path}
+"""The corpora ``--corpus`` names: each maps to a function returning the file's path."""
+
+
+class InputError(Exception):
+    """Bad input the command line reports in one line (exit status 2) instead of a traceback."""
+
+
+def _fail(error: Exception) -> int:
+    print(f"error: {error}", file=sys.stderr)
+    return 2
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading corpora and checkpoints, with errors a person can act on
+
+
+def read_corpus(path: str | Path, *, max_len: int | None = None) -> Corpus:
+    """Load a corpus file in either layout; refuse one with no usable pair.
+
+    Raises:
+        InputError: the file is missing, is not UTF-8 (the message gives the byte offset), or has no
+            pair left after the malformed lines and the length filter are set aside.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        corpus = load_tatoeba(path, max_len=max_len)
+    except ValueError as error:  # CorpusEncodingError names the file and the byte offset
+        raise InputError(str(error)) from None
+    if not corpus.pairs:
+        raise InputError(
+            f"{path}: no usable sentence pair in {corpus.n_lines} line(s) "
+            f"({len(corpus.malformed)} malformed, {corpus.n_too_long} too long); "
+            "expected lines of English<TAB>French[<TAB>attribution]"
+        )
+    if corpus.malformed:
+        print(
+            f"warning: {path}: {len(corpus.malformed)} malformed line(s) left out, the first: "
+            f"{corpus.malformed[0]}",
+            file=sys.stderr,
+        )
+    return corpus
+
+
+def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
+    """Load a checkpoint written by ``train --save`` (through :meth:`~attnbook.nmt.translator.Translator.load`).
+
+    Raises:
+        InputError: the file is missing, or it is not such a checkpoint (garbage, cut short, or another
+            program's file). The file is read with ``torch.load(weights_only=True)``, which refuses to
+            run code stored in it; that stays so.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        with warnings.catch_warnings():  # torch warns about some foreign files before refusing them
+            warnings.simplefilter("ignore")
+            return Translator.load(path, device=device)
+    except Exception:  # ValueError for a file that is not a checkpoint; others for one of another shape
+        raise InputError(
+            f"{path} is not a checkpoint written by 'python -m attnbook train --save' "
+            "(unreadable, cut short, or another program's file); train one with --save"
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------------
+# train --corpus / --corpus-file
+
+
+def add_corpus_options(train: argparse.ArgumentParser) -> None:
+    """Add ``--corpus``, ``--corpus-file`` and ``--steps`` to the ``train`` command."""
+    source = train.add_mutually_exclusive_group()
+    source.add_argument(
+        "--corpus",
+        choices=sorted(CORPORA),
+        default=None,
+        help="train on real pairs shipped with the package instead of the toy grammar",
+    )
+    source.add_argument(
+        "--corpus-file",
+        metavar="PATH",
+        default=None,
+        help="train on a UTF-8 file of English<TAB>French[<TAB>attribution] lines",
+    )
+    train.add_argument(
+        "--steps",
+        type=positive_int,
+        default=None,
+        help="with --corpus/--corpus-file: train for at least this many steps, in whole epochs "
+        "(default: 5 epochs, 605 steps on the shipped pairs, the learning rate falling to zero)",
+    )
+    train.add_argument(
+        "--beam",
+        type=positive_int,
+        default=None,
+        help="with --corpus/--corpus-file: the beam that translates the held-out sentences "
+        f"(default: {RealConfig().beam_size}; 1 is greedy search)",
+    )
+
+
+def wants_corpus(args: argparse.Namespace) -> bool:
+    """Whether ``train`` was asked to train on a real corpus."""
+    return bool(getattr(args, "corpus", None) or getattr(args, "corpus_file", None))
+
+
+def _leaf_values(config: object, prefix: str = "") -> dict[str, object]:
+    """Every non-dataclass field of a (nested) configuration, by field name."""
+    values: dict[str, object] = {}
+    for item in fields(config):  # type: ignore[arg-type]
+        value = getattr(config, item.name)
+        values.update(_leaf_values(value) if is_dataclass(value) else {item.name: value})
+    return values
+
+
+def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
+    """The :class:`~attnbook.studies.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``.
+
+    ``train``'s flags come from the toy grammar's :class:`~attnbook.studies.experiment.ExperimentConfig`. A flag
+    left out takes the real-data default; a flag given (even with the toy grammar's default value) is
+    used when the real-data run has that setting (the training settings, the attention and the model's
+    sizes), and is refused with a :class:`ValueError` when it has none (the grammar's data settings,
+    Luong's options).
+    """
+    defaults = RealConfig()
+    toy = _leaf_values(ExperimentConfig())
+    given = given_fields(args)
+    real_train = _leaf_values(defaults.train)
+    real_model = {
+        name: getattr(defaults, name) for name in ("attention", "emb_dim", "hidden_dim", "attn_dim")
+    }
+    chosen: dict[str, dict[str, object]] = {"train": {}, "run": {}}
+    for name in toy:
+        if name not in given:
+            continue
+        value = getattr(args, name)
+        if name in real_train:
+            chosen["train"][name] = value
+        elif name in real_model:
+            chosen["run"][name] = value
+        else:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} has no effect on a corpus run (--corpus/--corpus-file); leave it out")
+    train_config = replace(defaults.train, **chosen["train"])
+    if args.steps is not None:  # whole epochs of the (approximate) training share of the pairs
+        n_train_pairs = n_pairs * (1 - defaults.test_fraction - defaults.val_fraction)
+        per_epoch = max(1, math.ceil(n_train_pairs / train_config.batch_size))
+        train_config = replace(train_config, max_epochs=math.ceil(args.steps / per_epoch))
+    if args.beam is not None:
+        chosen["run"]["beam_size"] = args.beam
+    return replace(defaults, train=train_config, **chosen["run"])
+
+
+def run_train_corpus(args: argparse.Namespace) -> int:
+    """``train --corpus NAME`` or ``train --corpus-file PATH``: train, score the held-out English sentences."""
+    try:
+        path = CORPORA[args.corpus]() if args.corpus else Path(args.corpus_file)
+        corpus = read_corpus(path)
+        if args.threads is not None:
+            torch.set_num_threads(args.threads)
+        config = real_config_from_args(args, len(corpus.pairs))
+        experiment = run_real_experiment(corpus.pairs, config, device=args.device, progress=args.progress)
+    except (InputError, ValueError) as error:  # ValueError: too few English sentences to split
+        return _fail(error)
+    summary = experiment.to_dict()
+    summary["corpus"] = args.corpus or str(path)
+    if args.save:
+        experiment.translator.save(args.save)
+    print(
+        f"attention {summary['attention']} on {summary['device']}: {summary['n_train']} training pairs, "
+        f"{summary['train_steps']} steps in {summary['train_seconds']:.1f} s"
+    )
+    print(
+        f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on"
+    )
+    search = "greedy search" if experiment.config.beam_size == 1 else f"beam {experiment.config.beam_size}"
+    print(f"BLEU            {summary['bleu']:.1f}   ({search}; every French translation a reference)")
+    print(f"chrF            {summary['chrf']:.1f}")
+    print(f"exact match     {summary['exact_match']:.3f}")
+    print(f"BLEU, <unk> replaced through attention  {summary['bleu_unk_replaced']:.1f}")
+    if args.save:
+        print(f"saved to {args.save}")
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluate
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
+    parser.add_argument("--checkpoint", required=True, metavar="CKPT", help="a file written by train --save")
+    parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
+    parser.add_argument(
+        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
+    )
+    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+
+
+def add_evaluate_command(commands: argparse._SubParsersAction) -> None:
+    """Register ``evaluate``: score a saved model on a corpus file, every translation a reference."""
+    parser = commands.add_parser(
+        "evaluate",
+        help="score a saved model on a corpus file (BLEU, chrF, exact match)",
+        description="Translate every distinct English sentence of the file once and score it against all "
+        "its French translations in the file (sacrebleu BLEU and chrF on detokenised lower-cased text, "
+        "13a tokenisation). Use sentences the model was not trained on.",
+    )
+    parser.add_argument("--corpus-file", required=True, metavar="PATH", help="English<TAB>French lines")
+    _add_model_options(parser)
+    parser.set_defaults(handler=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Load the checkpoint and the file, translate, score, print (JSON last with ``--json``)."""
+    try:
+        translator = read_checkpoint(args.checkpoint, args.device)
+        max_src_len = translator.model.config.max_src_len
+        corpus = read_corpus(args.corpus_file)
+        pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
+        if not pairs:
+            raise InputError(
+                f"{args.corpus_file}: every English sentence is longer than the "
+                f"{max_src_len} tokens this model accepts"
+            )
+        evaluation = evaluate_real(translator, pairs, beam_size=args.beam)
+    except InputError as error:
+        return _fail(error)
+    summary = {
+        **evaluation.to_dict(),
+        "n_pairs": len(pairs),
+        "n_too_long": len(corpus.pairs) - len(pairs),
+        "beam": args.beam,
+    }
+    print(
+        f"{summary['n_sentences']} English sentences ({len(pairs)} pairs; {summary['n_too_long']} longer than "
+        f"the model accepts left out); {summary['n_unknown']} source words unknown to the model"
+    )
+    print(f"BLEU {summary['bleu']:.1f}  chrF {summary['chrf']:.1f}  exact match {summary['exact_match']:.3f}")
+    print(f"with <unk> replaced through attention: BLEU {summary['bleu_unk_replaced']:.1f}")
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# translate
+
+
+def add_translate_command(commands: argparse._SubParsersAction) -> None:
+    """Register ``translate``: one sentence, its translation and the attention behind it."""
+    parser = commands.add_parser(
+        "translate",
+        help="translate a sentence with a saved model and show its attention",
+        description="Translate one English sentence with a checkpoint written by train --save, and print "
+        "the attention weights as a table (rows: the French words written; columns: the English words "
+        "read, <unk> for words the model does not know).",
+    )
+    parser.add_argument("sentence", help='the English sentence, e.g. "I am cold."')
+    _add_model_options(parser)
+    parser.add_argument(
+        "--replace-unknown",
+        action="store_true",
+        help="copy the most attended English word where the model writes <unk>",
+    )
+    parser.add_argument("--plot", metavar="FILE.png", default=None, help="save the attention heatmap there")
+    parser.set_defaults(handler=run_translate)
+
+
+def attention_table(weights: torch.Tensor, source: list[str], target: list[str]) -> str:
+    """A compact text table of attention weights: one row per target token, one column per source token.
+
+    Each cell is the weight in hundredths (``.``` for less than 0.05), the row's largest marked with ``*``.
+
+    Shape:
+        - weights: ``(len(target), len(source))``.
+    """
+    if tuple(weights.shape) != (len(target), len(source)):
+        raise ValueError(
+            f"weights must have shape (len(target), len(source)) = ({len(target)}, {len(source)}), "
+            f"got {tuple(weights.shape)}"
+        )
+    width = max(5, *(len(s) for s in source))
+    label = max(len(t) for t in target)
+    lines = [" " * label + " " + " ".join(s.rjust(width) for s in source)]
+    for row, token in zip(weights.tolist(), target, strict=True):
+        best = max(range(len(row)), key=row.__getitem__)
+        cells = [
+            (f"{round(w * 100):d}" if w >= 0.05 else ".") + ("*" if j == best else " ")
+            for j, w in enumerate(row)
+        ]
+        lines.append(token.ljust(label) + " " + " ".join(c.rjust(width) for c in cells))
+    return "\n".join(lines)
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    """Translate the sentence, print it and its attention table (JSON last with ``--json``)."""
+    try:
+        translator = read_checkpoint(args.checkpoint, args.device)
+        max_src_len = translator.model.config.max_src_len
+        tokens = tokenize_english(args.sentence)
+        if not tokens:
+            raise InputError("the sentence has no words to translate")
+        if len(tokens) > max_src_len:
+            raise InputError(
+                f"the sentence has {len(tokens)} tokens, more than the {max_src_len} this model "
+                "accepts (its max_src_len); shorten the sentence or train a model with a larger one"
+            )
+        result = translator.translate(tokens, beam_size=args.beam)
+    except (InputError, ValueError) as error:
+        return _fail(error)
+    read_as = [t if t in translator.src_vocab else UNK for t in tokens]
+    target = list(result.target)
+    if args.replace_unknown:
+        target = replace_unknown(target, tokens, result.weights)
+    print(detokenize_french(target))
+    unknown = [t for t in tokens if t not in translator.src_vocab]
+    if unknown:
+        print(f"unknown to the model (read as {UNK}): {' '.join(unknown)}")
+    table = None
+    if result.weights is not None:
+        rows = [*target, "<eos>"][: result.weights.size(0)]
+        columns = [*read_as, "<eos>"]
+        table = result.weights[: len(rows), : len(columns)]
+        print(attention_table(table, columns, rows))
+        if args.plot:
+            import matplotlib.pyplot as plt
+
+            from attnbook.book.plotting import attention_heatmap
+
+            attention_heatmap(table, columns, rows, title=args.sentence)
+            plt.savefig(args.plot, bbox_inches="tight", dpi=120)
+            plt.close("all")
+            print(f"heatmap saved to {args.plot}")
+    else:
+        print("this model has no attention (the no-attention baseline): there is no table to show")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "source": tokens,
+                    "read_as": read_as,
+                    "translation": detokenize_french(target),
+                    "tokens": target,
+                    "n_unknown": len(unknown),
+                    "attention": None
+                    if table is None
+                    else [[round(w, 4) for w in r] for r in table.tolist()],
+                }
+            )
+        )
+    return 0

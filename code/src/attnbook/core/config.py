@@ -1,0 +1,38 @@
+"""The rule every configuration dataclass is validated by when it is built.
+
+A field's ``metadata`` may carry ``minimum`` and ``choices``; :func:`check_fields`, called from a
+configuration's ``__post_init__``, refuses a value outside them with a message that names the field. The
+command line (:mod:`attnbook.cli.flags`) reads the same metadata to build its flags, so a rule is written
+once, beside the field it constrains.
+
+>>> from dataclasses import dataclass, field
+>>> @dataclass(frozen=True)
+... class Demo:
+...     batch_size: int = field(default=8, metadata={"minimum": 1})
+...
+...     def __post_init__(self) -> None:
+...         check_fields(self)
+>>> Demo(batch_size=0)
+Traceback (most recent call last):
+ValueError: batch_size must be at least 1, got 0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+def check_fields(config: Any) -> None:
+    """Check every field of a config dataclass against the ``minimum`` and ``choices`` of its metadata.
+
+    Raises:
+        ValueError: a field is below its minimum or not one of its choices; the message names the field.
+    """
+    for item in dataclasses.fields(config):
+        minimum, choices = item.metadata.get("minimum"), item.metadata.get("choices")
+        value = getattr(config, item.name)
+        if minimum is not None and value is not None and value < minimum:
+            raise ValueError(f"{item.name} must be at least {minimum}, got {value!r}")
+        if choices is not None and value not in choices:
+            raise ValueError(f"{item.name} must be one of {tuple(choices)}, got {value!r}")

@@ -1,0 +1,23 @@
+"""Attention modules: the masked softmax, Bahdanau, Luong and scaled dot-product attention, multi-head attention."""
+
+from attnbook.layers.attention import (
+    BahdanauAttention,
+    LuongAttention,
+    ScaledDotProductAttention,
+    masked_softmax,
+    softmax_and_sum,
+)
+from attnbook.layers.multihead import (
+    MultiHeadAttention,
+    causal_mask,
+)
+
+__all__ = [
+    "BahdanauAttention",
+    "LuongAttention",
+    "MultiHeadAttention",
+    "ScaledDotProductAttention",
+    "causal_mask",
+    "masked_softmax",
+    "softmax_and_sum",
+]

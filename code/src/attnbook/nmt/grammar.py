@@ -1,0 +1,369 @@
+"""A toy English-to-French grammar with known word alignments, and the disjoint splits drawn from it.
+
+The grammar is small enough to learn in a minute on a laptop CPU and rich enough to need attention:
+French adjectives mostly follow the noun (``the black cat`` -> ``le chat noir``) while a few precede it
+(``petit``, ``grand``, ...); articles and adjectives agree with the noun's gender and number; verbs agree
+with their subject, sometimes across a relative clause; ``does not`` becomes the split ``ne ... pas``;
+``because`` becomes ``parce que``; *ne* and *que* elide before a vowel (``n'aime``, ``qu'un chat``),
+each as a token of its own; and conjunctions chain clauses into sentences of up to about 25
+words. Every generated pair carries, for each French word, the English positions it translates and the
+word's category, so a model's attention can be scored against the truth.
+
+>>> from attnbook.nmt.grammar import make_splits
+>>> splits = make_splits(3, 1, 1, seed=0, max_src_len=8)
+>>> len(splits.train), len(splits.val), len(splits.test)
+(3, 1, 1)
+>>> pair = splits.train[0]
+>>> len(pair.alignment) == len(pair.target) == len(pair.categories)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from attnbook.nmt.data import SentencePair
+
+CATEGORIES = (
+    "article",
+    "noun",
+    "adjective_before",
+    "adjective_after",
+    "verb",
+    "negation",
+    "conjunction",
+    "relative",
+)
+"""The word categories of the grammar's French words (``adjective_before``: before the noun)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# The lexicon. French nouns all start with a consonant, so articles never elide (no "l'").
+
+
+@dataclass(frozen=True)
+class _Noun:
+    en: str
+    en_plural: str
+    fr: str
+    fr_plural: str
+    feminine: bool
+    animate: bool
+    human: bool = False
+
+
+@dataclass(frozen=True)
+class _Adjective:
+    en: str
+    forms: tuple[
+        str, str, str, str
+    ]  # masculine singular, feminine singular, masculine plural, feminine plural
+    animate_only: bool = False
+
+
+@dataclass(frozen=True)
+class _Verb:
+    en: tuple[str, ...]  # third person singular, e.g. ("looks", "at")
+    en_base: tuple[str, ...]  # base form, also the plural: ("look", "at")
+    fr: str  # third person singular
+    fr_plural: str
+
+
+_NOUNS = (
+    _Noun("cat", "cats", "chat", "chats", feminine=False, animate=True),
+    _Noun("dog", "dogs", "chien", "chiens", feminine=False, animate=True),
+    _Noun("horse", "horses", "cheval", "chevaux", feminine=False, animate=True),
+    _Noun("duck", "ducks", "canard", "canards", feminine=False, animate=True),
+    _Noun("boy", "boys", "garçon", "garçons", feminine=False, animate=True, human=True),
+    _Noun("girl", "girls", "fille", "filles", feminine=True, animate=True, human=True),
+    _Noun("woman", "women", "femme", "femmes", feminine=True, animate=True, human=True),
+    _Noun("mouse", "mice", "souris", "souris", feminine=True, animate=True),
+    _Noun("cow", "cows", "vache", "vaches", feminine=True, animate=True),
+    _Noun("book", "books", "livre", "livres", feminine=False, animate=False),
+    _Noun("cake", "cakes", "gâteau", "gâteaux", feminine=False, animate=False),
+    _Noun("garden", "gardens", "jardin", "jardins", feminine=False, animate=False),
+    _Noun("car", "cars", "voiture", "voitures", feminine=True, animate=False),
+    _Noun("house", "houses", "maison", "maisons", feminine=True, animate=False),
+    _Noun("ball", "balls", "balle", "balles", feminine=True, animate=False),
+    _Noun("letter", "letters", "lettre", "lettres", feminine=True, animate=False),
+)
+
+_ADJECTIVES_BEFORE = (  # the few French adjectives that precede the noun
+    _Adjective("small", ("petit", "petite", "petits", "petites")),
+    _Adjective("big", ("grand", "grande", "grands", "grandes")),
+    _Adjective("young", ("jeune", "jeune", "jeunes", "jeunes"), animate_only=True),
+    _Adjective("old", ("vieux", "vieille", "vieux", "vieilles")),
+    _Adjective("good", ("bon", "bonne", "bons", "bonnes")),
+    _Adjective("pretty", ("joli", "jolie", "jolis", "jolies")),
+)
+
+_ADJECTIVES_AFTER = (  # most French adjectives follow the noun
+    _Adjective("black", ("noir", "noire", "noirs", "noires")),
+    _Adjective("white", ("blanc", "blanche", "blancs", "blanches")),
+    _Adjective("red", ("rouge", "rouge", "rouges", "rouges")),
+    _Adjective("green", ("vert", "verte", "verts", "vertes")),
+    _Adjective("heavy", ("lourd", "lourde", "lourds", "lourdes")),
+    _Adjective("happy", ("heureux", "heureuse", "heureux", "heureuses"), animate_only=True),
+    _Adjective("tired", ("fatigué", "fatiguée", "fatigués", "fatiguées"), animate_only=True),
+    _Adjective("clever", ("intelligent", "intelligente", "intelligents", "intelligentes"), animate_only=True),
+)
+
+_TRANSITIVE = (
+    _Verb(("sees",), ("see",), "voit", "voient"),
+    _Verb(("likes",), ("like",), "aime", "aiment"),
+    _Verb(("finds",), ("find",), "trouve", "trouvent"),
+    _Verb(("follows",), ("follow",), "suit", "suivent"),
+    _Verb(("wants",), ("want",), "veut", "veulent"),
+    _Verb(("carries",), ("carry",), "porte", "portent"),
+    _Verb(("looks", "at"), ("look", "at"), "regarde", "regardent"),
+    _Verb(("waits", "for"), ("wait", "for"), "attend", "attendent"),
+)
+
+_INTRANSITIVE = (
+    _Verb(("sleeps",), ("sleep",), "dort", "dorment"),
+    _Verb(("runs",), ("run",), "court", "courent"),
+    _Verb(("sings",), ("sing",), "chante", "chantent"),
+    _Verb(("laughs",), ("laugh",), "rit", "rient"),
+    _Verb(("dances",), ("dance",), "danse", "dansent"),
+    _Verb(("waits",), ("wait",), "attend", "attendent"),
+)
+
+_CONJUNCTIONS = (("and",), ("but",), ("because",), ("while",))
+_CONJUNCTION_FR = {"and": ("et",), "but": ("mais",), "because": ("parce", "que"), "while": ("pendant", "que")}
+
+_VOWELS = tuple("aeiouhéèêâàîôû")
+_ELISIONS = {"ne": "n'", "que": "qu'"}  # French drops the vowel before a word that starts with one
+
+
+class _SentenceBuilder:
+    """Collects English and French tokens and links each French token to the English ones it renders."""
+
+    def __init__(self) -> None:
+        self.source: list[str] = []
+        self.target: list[str] = []
+        self.alignment: list[tuple[int, ...]] = []
+        self.categories: list[str] = []
+
+    def en(self, *tokens: str) -> tuple[int, ...]:
+        start = len(self.source)
+        self.source.extend(tokens)
+        return tuple(range(start, len(self.source)))
+
+    def fr(self, token: str, aligned: tuple[int, ...], category: str) -> None:
+        if self.target and self.target[-1] in _ELISIONS and token.startswith(_VOWELS):
+            self.target[-1] = _ELISIONS[self.target[-1]]  # "que un" -> "qu' un": same links, same category
+        self.target.append(token)
+        self.alignment.append(aligned)
+        self.categories.append(category)
+
+    def pair(self) -> SentencePair:
+        return SentencePair(
+            tuple(self.source), tuple(self.target), tuple(self.alignment), tuple(self.categories)
+        )
+
+
+@dataclass(frozen=True)
+class ToyGrammar:
+    """Samples English-French sentence pairs with their true word alignments.
+
+    A sentence is one to three clauses joined by ``and``/``but``/``because``/``while``. A clause is a
+    subject noun phrase and a verb phrase; a noun phrase is an article, up to two adjectives, a noun and,
+    for people and animals, sometimes a relative clause (``the cats that sleep``). Verbs agree with their
+    subject and may be negated (``does not`` -> ``ne ... pas``).
+
+    Args:
+        p_adjective_before: probability that a noun phrase has an adjective that French puts first.
+        p_adjective_after: probability that it has one that French puts after the noun.
+        p_relative: probability that an animate noun phrase has a relative clause.
+        p_negation: probability that a verb is negated.
+        p_transitive: probability that a verb takes an object.
+        clause_weights: relative frequencies of sentences with one, two and three clauses.
+
+    >>> import random
+    >>> pair = ToyGrammar(p_negation=1.0, clause_weights=(1.0, 0.0, 0.0)).sample(random.Random(0))
+    >>> "ne" in pair.target or "n'" in pair.target, "pas" in pair.target  # every verb negated
+    (True, True)
+    """
+
+    p_adjective_before: float = 0.3
+    p_adjective_after: float = 0.4
+    p_relative: float = 0.25
+    p_negation: float = 0.25
+    p_transitive: float = 0.6
+    clause_weights: tuple[float, float, float] = (0.35, 0.4, 0.25)
+
+    def sample(self, rng: random.Random) -> SentencePair:
+        """Draw one sentence pair using the random generator ``rng``."""
+        builder = _SentenceBuilder()
+        n_clauses = rng.choices((1, 2, 3), weights=self.clause_weights)[0]
+        for clause in range(n_clauses):
+            if clause > 0:
+                conjunction = rng.choice(_CONJUNCTIONS)
+                positions = builder.en(*conjunction)
+                for word in _CONJUNCTION_FR[conjunction[0]]:
+                    builder.fr(word, positions, "conjunction")
+            self._clause(builder, rng)
+        return builder.pair()
+
+    def _clause(self, builder: _SentenceBuilder, rng: random.Random) -> None:
+        noun = rng.choice([n for n in _NOUNS if n.animate])
+        plural = rng.random() < 0.4
+        self._noun_phrase(builder, rng, noun, plural, definite_only=False, allow_relative=True)
+        self._verb_phrase(builder, rng, plural, allow_relative=True)
+
+    def _noun_phrase(
+        self,
+        builder: _SentenceBuilder,
+        rng: random.Random,
+        noun: _Noun,
+        plural: bool,
+        *,
+        definite_only: bool,
+        allow_relative: bool,
+    ) -> None:
+        before = after = None
+        if rng.random() < self.p_adjective_before:
+            before = rng.choice([a for a in _ADJECTIVES_BEFORE if noun.animate or not a.animate_only])
+        if rng.random() < self.p_adjective_after:
+            after = rng.choice([a for a in _ADJECTIVES_AFTER if noun.animate or not a.animate_only])
+        definite = definite_only or rng.random() < 0.6
+        if not definite and plural and before is not None:
+            definite = True  # French writes "de petits chats", not "des petits chats": avoid that case
+        # English: article, adjectives (size before colour), noun. French: article, [adj.], noun, [adj.].
+        if definite:
+            en_article, fr_article = "the", ("les" if plural else "la" if noun.feminine else "le")
+        else:
+            en_article, fr_article = ("some", "des") if plural else ("a", "une" if noun.feminine else "un")
+        article_pos = builder.en(en_article)
+        before_pos = builder.en(before.en) if before else ()
+        after_pos = builder.en(after.en) if after else ()
+        noun_pos = builder.en(noun.en_plural if plural else noun.en)
+        form = 2 * plural + noun.feminine
+        builder.fr(fr_article, article_pos, "article")
+        if before:
+            builder.fr(before.forms[form], before_pos, "adjective_before")
+        builder.fr(noun.fr_plural if plural else noun.fr, noun_pos, "noun")
+        if after:
+            builder.fr(after.forms[form], after_pos, "adjective_after")
+        if allow_relative and noun.animate and rng.random() < self.p_relative:
+            builder.fr("qui", builder.en("who" if noun.human else "that"), "relative")
+            self._verb_phrase(builder, rng, plural, allow_relative=False)
+
+    def _verb_phrase(
+        self, builder: _SentenceBuilder, rng: random.Random, plural: bool, *, allow_relative: bool
+    ) -> None:
+        transitive = rng.random() < self.p_transitive
+        verb = rng.choice(_TRANSITIVE if transitive else _INTRANSITIVE)
+        fr_verb = verb.fr_plural if plural else verb.fr
+        if rng.random() < self.p_negation:
+            negation_pos = builder.en("do" if plural else "does", "not")
+            verb_pos = builder.en(*verb.en_base)
+            builder.fr("ne", negation_pos, "negation")  # "n'" before a vowel (see _SentenceBuilder.fr)
+            builder.fr(fr_verb, verb_pos, "verb")
+            builder.fr("pas", negation_pos, "negation")
+            definite_only = True  # after a negation French turns "un"/"des" into "de": avoid that case
+        else:
+            builder.fr(fr_verb, builder.en(*(verb.en_base if plural else verb.en)), "verb")
+            definite_only = False
+        if transitive:
+            obj = rng.choice(_NOUNS)
+            self._noun_phrase(
+                builder,
+                rng,
+                obj,
+                rng.random() < 0.4,
+                definite_only=definite_only,
+                allow_relative=allow_relative,
+            )
+
+
+def generate_pairs(
+    n: int,
+    *,
+    seed: int = 0,
+    min_src_len: int = 3,
+    max_src_len: int = 25,
+    grammar: ToyGrammar | None = None,
+    unique: bool = True,
+) -> list[SentencePair]:
+    """Draw ``n`` sentence pairs from the toy grammar, deterministically for a given ``seed``.
+
+    Args:
+        n: how many pairs.
+        seed: the seed of the private random generator (the global generators are not touched).
+        min_src_len: the fewest English tokens a pair may have.
+        max_src_len: the most English tokens a pair may have; longer draws are discarded.
+        grammar: the grammar's settings; ``None`` uses :class:`ToyGrammar`'s defaults.
+        unique: no two pairs share an English sentence.
+
+    Returns:
+        A list of ``n`` :class:`SentencePair`.
+
+    Raises:
+        ValueError: ``n`` is negative, the length bounds are inconsistent, or the grammar cannot produce
+            ``n`` distinct sentences within the bounds.
+
+    >>> pairs = generate_pairs(50, seed=1, max_src_len=10)
+    >>> len({p.source for p in pairs}), max(len(p.source) for p in pairs) <= 10
+    (50, True)
+    """
+    if n < 0:
+        raise ValueError(f"n must be non-negative, got {n}")
+    if not 1 <= min_src_len <= max_src_len:
+        raise ValueError(f"need 1 <= min_src_len <= max_src_len, got {min_src_len} and {max_src_len}")
+    grammar = grammar or ToyGrammar()
+    rng = random.Random(seed)
+    pairs: list[SentencePair] = []
+    seen: set[tuple[str, ...]] = set()
+    attempts = 0
+    while len(pairs) < n:
+        attempts += 1
+        if attempts > 50 * n + 1000:
+            raise ValueError(
+                f"could only draw {len(pairs)} distinct pairs of {min_src_len}-{max_src_len} tokens"
+            )
+        pair = grammar.sample(rng)
+        if not min_src_len <= len(pair.source) <= max_src_len:
+            continue
+        if unique:
+            if pair.source in seen:
+                continue
+            seen.add(pair.source)
+        pairs.append(pair)
+    return pairs
+
+
+@dataclass(frozen=True)
+class DataSplits:
+    """Train, validation and test pairs with no English sentence in more than one split."""
+
+    train: list[SentencePair]
+    val: list[SentencePair]
+    test: list[SentencePair]
+
+
+def make_splits(
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    *,
+    seed: int = 0,
+    max_src_len: int = 25,
+    grammar: ToyGrammar | None = None,
+) -> DataSplits:
+    """Draw distinct pairs from the grammar and split them into disjoint train/validation/test sets.
+
+    Args:
+        n_train, n_val, n_test: the sizes of the three splits.
+        seed: the seed of the draw.
+        max_src_len: the longest English sentence.
+        grammar: the grammar's settings; ``None`` uses the defaults.
+
+    Returns:
+        A :class:`DataSplits`; an English sentence appears in at most one split.
+    """
+    pairs = generate_pairs(n_train + n_val + n_test, seed=seed, max_src_len=max_src_len, grammar=grammar)
+    return DataSplits(
+        train=pairs[:n_train], val=pairs[n_train : n_train + n_val], test=pairs[n_train + n_val :]
+    )

@@ -1,0 +1,324 @@
+"""The loss and the training loop of the seq2seq models of :mod:`attnbook.nmt.seq2seq`.
+
+- :func:`sequence_loss`: cross-entropy over the real target tokens only.
+- :func:`train`: teacher forcing, Adam, gradient clipping, early stopping on a validation split, a
+  silenceable ``tqdm`` progress bar; the best weights (lowest validation loss) are restored at the end.
+  It returns a :class:`TrainResult`.
+- :func:`train_side_by_side`: several independent :func:`train` runs at once, one thread each, so that
+  a machine with several cores trains several small models in the time of the slowest.
+
+>>> from attnbook.nmt.data import Vocab
+>>> from attnbook.nmt.grammar import make_splits
+>>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+>>> from attnbook.nmt.training import TrainConfig, train
+>>> from attnbook.nmt.translator import Translator
+>>> splits = make_splits(32, 8, 0, seed=0, max_src_len=6)
+>>> src_vocab = Vocab.build(p.source for p in splits.train)
+>>> tgt_vocab = Vocab.build(p.target for p in splits.train)
+>>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=8, hidden_dim=8, attn_dim=8))
+>>> result = train(
+...     Translator(model, src_vocab, tgt_vocab),
+...     splits.train,
+...     splits.val,
+...     TrainConfig(max_epochs=2, batch_size=16, log_every=1),
+...     progress=False,
+... )
+>>> result.steps, [record.step for record in result.val_history]
+(4, [2, 4])
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from attnbook.core.config import check_fields
+from attnbook.core.progress import tqdm
+from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.seq2seq import evaluating
+
+if TYPE_CHECKING:
+    from attnbook.nmt.translator import Translator
+
+
+def sequence_loss(logits: Tensor, tgt_out: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Cross-entropy over the real target tokens only; padding adds nothing to the loss or the counts.
+
+    Args:
+        logits: ``(batch, tgt_len, vocab)``.
+        tgt_out: ``(batch, tgt_len)`` target ids, ``<pad>`` where there is no token.
+
+    Returns:
+        The mean loss per real token, the number of correctly predicted real tokens, and the number of
+        real tokens (both as 0-dim tensors).
+    """
+    real = tgt_out != Vocab.pad_id
+    loss = F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1), ignore_index=Vocab.pad_id
+    )
+    correct = ((logits.argmax(dim=-1) == tgt_out) & real).sum()
+    return loss, correct, real.sum()
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to train.
+
+    Attributes:
+        max_epochs: passes over the training pairs at most.
+        batch_size: pairs per batch.
+        lr: Adam's learning rate.
+        clip_norm: the largest gradient norm (Pascanu et al., 2013); larger gradients are rescaled.
+        eval_every: validate every this many steps (and at the end of every epoch).
+        patience: stop after this many validations without a lower validation loss.
+        min_delta: the fall, in nats per token, that counts as lower for ``patience``: a validation loss
+            must be more than ``min_delta`` below the last loss that counted (0: any fall counts). The
+            weights of the lowest loss are kept either way.
+        lr_drops: when ``patience`` runs out, halve the learning rate and go on, up to this many times;
+            training stops when patience runs out with no halving left. Halving lets a model whose
+            validation loss only wanders at the current rate settle into a lower one.
+        log_every: record the training loss and accuracy every this many steps.
+        seed: seeds the initial weights (through :func:`~attnbook.core.runtime.set_seed`) and the batch order.
+        parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
+        keep_best: end with the weights of the lowest validation loss; false keeps the last ones.
+        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned;
+            left unset (``None``), :class:`~attnbook.studies.experiment.ExperimentConfig` chooses by the decoder
+            (on for Luong's), and :func:`train` given ``None`` keeps the rate constant.
+
+    Raises:
+        ValueError: a count below 1, or a negative learning rate or clipping norm.
+    """
+
+    max_epochs: int = field(default=4, metadata={"minimum": 1, "flag": "--epochs"})
+    batch_size: int = field(default=128, metadata={"minimum": 1})
+    lr: float = field(default=3e-3, metadata={"minimum": 0.0})
+    clip_norm: float = field(default=1.0, metadata={"minimum": 0.0})
+    eval_every: int = field(default=50, metadata={"minimum": 1})
+    patience: int = field(default=4, metadata={"minimum": 1})
+    min_delta: float = field(default=0.0, metadata={"minimum": 0.0})
+    lr_drops: int = field(default=0, metadata={"minimum": 0})
+    log_every: int = field(default=10, metadata={"minimum": 1})
+    seed: int = 0
+    parallel_decoder: bool = True
+    keep_best: bool = True
+    lr_decay: bool | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LossRecord:
+    """The loss and the token accuracy (teacher forced) at one step of training."""
+
+    step: int
+    loss: float
+    token_accuracy: float
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What :func:`train` measured.
+
+    Attributes:
+        history: one record per ``log_every`` steps, over the training batches of those steps.
+        val_history: one record per validation, over the validation pairs.
+        best_step: the step of the lowest validation loss (whose weights are kept if ``keep_best``).
+        steps: the optimiser steps taken.
+        seconds: the wall-clock time of the training loop.
+        stopped_early: whether early stopping ended training before ``max_epochs``.
+        lr_drop_steps: the steps after which the learning rate was halved (``TrainConfig.lr_drops``).
+    """
+
+    history: tuple[LossRecord, ...]
+    val_history: tuple[LossRecord, ...]
+    best_step: int
+    steps: int
+    seconds: float
+    stopped_early: bool
+    lr_drop_steps: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain values, for JSON."""
+        return asdict(self)
+
+
+@torch.no_grad()
+def validation_loss(
+    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+) -> LossRecord:
+    """Teacher-forced loss and token accuracy over ``pairs`` (cheap: one forward pass per batch).
+
+    Returns:
+        A :class:`LossRecord` with ``step=0``.
+    """
+    model = translator.model
+    total_loss, correct, count = 0.0, 0, 0
+    with evaluating(model):
+        for batch in translator.batches(pairs, batch_size):
+            logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
+            loss, batch_correct, batch_count = sequence_loss(logits, batch.tgt_out)
+            total_loss += loss.item() * batch_count.item()
+            correct += batch_correct.item()
+            count += batch_count.item()
+    return LossRecord(0, total_loss / count, correct / count)
+
+
+def train(
+    translator: Translator,
+    train_pairs: Sequence[SentencePair],
+    val_pairs: Sequence[SentencePair],
+    config: TrainConfig | None = None,
+    *,
+    progress: bool = True,
+) -> TrainResult:
+    """Train a translator's model with teacher forcing and early stopping; keep the best weights.
+
+    The model stays on its device; batches are moved there. The batch order is drawn from a generator
+    seeded with ``config.seed`` (the global generators are not used for it).
+
+    Args:
+        translator: the model to train, in place, and its vocabularies.
+        train_pairs, val_pairs: disjoint training and validation pairs.
+        config: how to train; ``None`` uses :class:`TrainConfig`'s defaults.
+        progress: show a ``tqdm`` progress bar.
+
+    Returns:
+        A :class:`TrainResult`.
+    """
+    config = config or TrainConfig()
+    if not train_pairs or not val_pairs:
+        raise ValueError(f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}")
+    model = translator.model
+    order = random.Random(config.seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    planned = config.max_epochs * math.ceil(len(train_pairs) / config.batch_size)
+    lr_drop_steps: list[int] = []  # each halving of the learning rate, by step
+    decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: decay(step) * 0.5 ** len(lr_drop_steps)
+    )
+    history: list[LossRecord] = []
+    val_history: list[LossRecord] = []
+    steps = best_step = bad_checks = 0
+    best_loss, best_state = float("inf"), copy.deepcopy(model.state_dict())
+    counted_loss = float("inf")  # the last validation loss that counted as an improvement for patience
+    window = torch.zeros(3, device=model.device)  # loss sum, correct tokens, tokens: read only when logged
+    start = time.perf_counter()
+    bar = tqdm(total=planned, disable=not progress, desc="training", unit="step")
+
+    def validate() -> bool:
+        """Record a validation; return True when training should stop."""
+        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss
+        measured = validation_loss(translator, val_pairs)
+        val_history.append(LossRecord(steps, measured.loss, measured.token_accuracy))
+        if measured.loss < best_loss:
+            best_loss, best_state, best_step = measured.loss, copy.deepcopy(model.state_dict()), steps
+        if measured.loss < counted_loss - config.min_delta:
+            counted_loss, bad_checks = measured.loss, 0
+        else:
+            bad_checks += 1
+        bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
+        if bad_checks < config.patience:
+            return False
+        if len(lr_drop_steps) == config.lr_drops:
+            return True
+        lr_drop_steps.append(steps)  # halves the scheduler's factor from the step after next ...
+        for group in optimizer.param_groups:  # ... and here the rate already set for the next step
+            group["lr"] *= 0.5
+        bad_checks = 0
+        return False
+
+    model.train()
+    stop = stopped_early = False
+    for _ in range(config.max_epochs):
+        for batch in translator.batches(train_pairs, config.batch_size, shuffle=True, generator=order):
+            logits, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=config.parallel_decoder)
+            loss, correct, count = sequence_loss(logits, batch.tgt_out)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
+            optimizer.step()
+            scheduler.step()
+            steps += 1
+            bar.update(1)
+            window += torch.stack([loss.detach() * count, correct.float(), count.float()])
+            if steps % config.log_every == 0:
+                loss_sum, right, tokens = window.tolist()
+                history.append(LossRecord(steps, loss_sum / tokens, right / tokens))
+                window.zero_()
+            if steps % config.eval_every == 0 and validate():
+                stop = True
+                break
+        if not stop and steps % config.eval_every != 0:
+            stop = validate()  # every epoch ends with a validation
+        if stop:
+            stopped_early = steps < planned
+            break
+    bar.close()
+    if config.keep_best:
+        model.load_state_dict(best_state)
+    model.eval()
+    seconds = time.perf_counter() - start
+    return TrainResult(
+        tuple(history), tuple(val_history), best_step, steps, seconds, stopped_early, tuple(lr_drop_steps)
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingRun:
+    """One model to train with :func:`train_side_by_side`: the arguments of one :func:`train` call."""
+
+    translator: Translator
+    train_pairs: Sequence[SentencePair]
+    val_pairs: Sequence[SentencePair]
+    config: TrainConfig = field(default_factory=TrainConfig)
+
+
+def train_side_by_side(
+    runs: Sequence[TrainingRun], *, workers: int | None = None, progress: bool = False
+) -> list[TrainResult]:
+    """Train independent models at the same time, one thread each; return their results in order.
+
+    Each run is exactly the :func:`train` call it describes: the models share no tensor, each batch
+    order comes from its own config's seed, no global random generator is drawn while training, and
+    PyTorch's gradient mode is per thread. So the weights and results are bit for bit those of the runs
+    made one after the other (a test checks this); only the time differs. PyTorch's operations release
+    Python's global lock, so on a CPU where each model uses one thread (``torch.set_num_threads(1)``)
+    two runs keep two cores busy. A run that raises re-raises here, after every run has ended.
+    ``TrainResult.seconds`` is each run's wall-clock time while it shared the machine.
+
+    Args:
+        runs: the models to train.
+        workers: how many train at once (default: all of them); the next starts when one ends.
+        progress: show a bar that counts the finished runs.
+
+    >>> train_side_by_side([])
+    []
+    """
+    if not runs:
+        return []
+    with (
+        ThreadPoolExecutor(max_workers=workers or len(runs), thread_name_prefix="train") as pool,
+        tqdm(total=len(runs), disable=not progress, desc="models trained", unit="model") as bar,
+    ):
+        futures = [
+            pool.submit(train, run.translator, run.train_pairs, run.val_pairs, run.config, progress=False)
+            for run in runs
+        ]
+        for future in futures:
+            future.add_done_callback(lambda _: bar.update(1))
+        return [future.result() for future in futures]

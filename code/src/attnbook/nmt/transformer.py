@@ -1,0 +1,445 @@
+r"""A small Transformer encoder-decoder (Vaswani et al., 2017) built from :class:`MultiHeadAttention`.
+
+It has the interface of :class:`~attnbook.nmt.seq2seq.Seq2Seq`, so the package's
+:func:`~attnbook.nmt.training.train`, :class:`~attnbook.nmt.translator.Translator`,
+:func:`~attnbook.nmt.evaluation.evaluate`, :func:`~attnbook.nmt.search.greedy_decode` and
+:func:`~attnbook.nmt.search.beam_search` serve it unchanged:
+
+- ``model(src, src_mask, tgt_in)`` returns the logits and one attention matrix per target step;
+- ``model.encode(src, src_mask)`` returns the memory the decoder reads;
+- ``model.decoder.init_state(memory)`` and ``model.decoder.step(prev_tokens, state, memory)`` decode one
+  token at a time. A Transformer decoder has no recurrent state: its "state" is a cache of every layer's
+  input at the positions decoded so far, which the new position attends over.
+
+The layers are pre-norm (``x + sublayer(LayerNorm(x))``, Xiong et al., 2020), which trains without a
+learning-rate warm-up. Positions enter as sinusoids added to the embeddings. Masks are boolean with
+**True = may attend**.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import torch
+from torch import Tensor, nn
+
+from attnbook.layers.multihead import MultiHeadAttention, causal_mask
+from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.seq2seq import evaluating
+
+if TYPE_CHECKING:
+    from attnbook.nmt.translator import Translator
+
+
+def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | None = None) -> Tensor:
+    r"""The sinusoidal position codes :math:`P_{t, 2l} = \sin(t / 10000^{2l/d})`, :math:`P_{t, 2l+1} = \cos(\cdot)`.
+
+    Each pair of features turns at its own frequency, so every position gets a distinct code and a fixed
+    offset is a rotation of each pair, the same at every position.
+
+    Args:
+        length: the number of positions ``0 ... length - 1``.
+        dim: the feature size ``d`` (even).
+
+    Shape:
+        - output: ``(length, dim)``, float32.
+
+    >>> sinusoidal_positions(4, 6).shape
+    torch.Size([4, 6])
+    """
+    if dim % 2 != 0 or dim < 2:
+        raise ValueError(f"dim must be a positive even number, got {dim}")
+    position = torch.arange(length, dtype=torch.float32, device=device).unsqueeze(1)  # (length, 1)
+    frequency = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, device=device) / dim)  # (dim / 2,)
+    codes = torch.zeros(length, dim, device=device)
+    codes[:, 0::2] = torch.sin(position * frequency)
+    codes[:, 1::2] = torch.cos(position * frequency)
+    return codes
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """The sizes of a :class:`Transformer`.
+
+    Attributes:
+        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
+        d_model: the size of every token's state (embeddings, attention, residual stream).
+        num_heads: attention heads per attention module; ``d_model`` must be divisible by it.
+        num_layers: encoder layers and decoder layers (as many of each).
+        ff_dim: the hidden size of each layer's feed-forward network.
+        max_src_len: the longest source sentence, in tokens, the model accepts.
+    """
+
+    src_vocab_size: int
+    tgt_vocab_size: int
+    d_model: int = 64
+    num_heads: int = 4
+    num_layers: int = 2
+    ff_dim: int = 128
+    max_src_len: int = 25
+
+    def __post_init__(self) -> None:
+        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads", "num_layers", "ff_dim"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.d_model % self.num_heads != 0 or self.d_model % 2 != 0:
+            raise ValueError(
+                f"d_model must be even and divisible by num_heads, got d_model={self.d_model} and "
+                f"num_heads={self.num_heads}"
+            )
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def _feed_forward(d_model: int, ff_dim: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(d_model, ff_dim), nn.ReLU(), nn.Linear(ff_dim, d_model))
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention over the source, then a feed-forward network; each pre-normed with a residual."""
+
+    def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads)
+        self.norm_attn, self.norm_ff = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.feed_forward = _feed_forward(d_model, ff_dim)
+
+    def forward(self, states: Tensor, src_mask: Tensor) -> Tensor:
+        normed = self.norm_attn(states)
+        states = states + self.self_attn(normed, normed, mask=src_mask)[0]
+        return states + self.feed_forward(self.norm_ff(states))
+
+
+class DecoderLayer(nn.Module):
+    """Causal self-attention, cross-attention over the encoder's states, a feed-forward network.
+
+    The cross-attention is the seq2seq attention of the recurrent models: the decoder's states are the
+    queries, the encoder's states the keys and values, the source padding mask its mask.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+        self.norm_self, self.norm_cross, self.norm_ff = (nn.LayerNorm(d_model) for _ in range(3))
+        self.feed_forward = _feed_forward(d_model, ff_dim)
+
+    def forward(self, states: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+        """Return the new states and the cross-attention weights ``(batch, num_heads, tgt_len, src_len)``."""
+        normed = self.norm_self(states)
+        no_future = causal_mask(states.size(1), device=states.device)[None]  # (1, tgt_len, tgt_len)
+        states = states + self.self_attn(normed, normed, mask=no_future)[0]
+        context, cross_weights = self.cross_attn(self.norm_cross(states), memory.states, mask=memory.mask)
+        states = states + context
+        return states + self.feed_forward(self.norm_ff(states)), cross_weights
+
+    def step(self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+        """One new position: ``new_state`` ``(batch, 1, d_model)`` attends over ``prefix`` ``(batch, t + 1, d_model)``.
+
+        ``prefix`` holds this layer's inputs at every position so far, the new one last; no mask is
+        needed, since the new position may see all of them. Returns the new output state and the
+        cross-attention weights ``(batch, num_heads, 1, src_len)``.
+        """
+        normed_prefix = self.norm_self(prefix)
+        states = new_state + self.self_attn(normed_prefix[:, -1:], normed_prefix)[0]
+        context, cross_weights = self.cross_attn(self.norm_cross(states), memory.states, mask=memory.mask)
+        states = states + context
+        return states + self.feed_forward(self.norm_ff(states)), cross_weights
+
+
+@dataclass
+class TransformerMemory:
+    """What the decoder reads from the encoder.
+
+    Attributes:
+        states: ``(batch, src_len, d_model)`` the encoder's output states.
+        mask: ``(batch, src_len)`` bool, **True = may attend** (a real source token or ``<eos>``).
+    """
+
+    states: Tensor
+    mask: Tensor
+
+    def index_select(self, index: Tensor) -> TransformerMemory:
+        """The memory of the sentences ``index`` (repeats allowed: beam search copies each sentence)."""
+        return TransformerMemory(self.states.index_select(0, index), self.mask.index_select(0, index))
+
+
+class _Embed(nn.Module):
+    """Token embeddings of size about 1 per feature (the positions' size) plus sinusoidal positions."""
+
+    def __init__(self, vocab_size: int, d_model: int) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=Vocab.pad_id)
+        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)  # scaled up to unit size: as large as
+        nn.init.zeros_(self.embedding.weight[Vocab.pad_id])  # the position codes, not 8 times larger
+        self.scale = math.sqrt(d_model)
+
+    def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
+        """Embed ``tokens`` ``(batch, len)`` standing at positions ``start ... start + len - 1``."""
+        embedded = self.embedding(tokens) * self.scale  # (batch, len, d_model)
+        length = start + tokens.size(1)
+        positions = sinusoidal_positions(length, embedded.size(-1), device=tokens.device)[start:]
+        return embedded + positions.to(embedded.dtype)
+
+
+class TransformerEncoder(nn.Module):
+    """Embeddings with positions, ``num_layers`` :class:`EncoderLayer`, a final LayerNorm."""
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.embed = _Embed(config.src_vocab_size, config.d_model)
+        self.layers = nn.ModuleList(
+            EncoderLayer(config.d_model, config.num_heads, config.ff_dim) for _ in range(config.num_layers)
+        )
+        self.norm = nn.LayerNorm(config.d_model)
+
+    def forward(self, src: Tensor, src_mask: Tensor) -> Tensor:
+        if bool((src_mask.sum(dim=1) == 0).any()):
+            raise ValueError("every source sentence needs at least one token: a row of src_mask is all False")
+        states = self.embed(src)
+        for layer in self.layers:
+            states = layer(states, src_mask)
+        return self.norm(states)
+
+
+class TransformerDecoder(nn.Module):
+    """Embeddings with positions, ``num_layers`` :class:`DecoderLayer`, a final LayerNorm, the output layer.
+
+    ``forward`` reads a whole target prefix at once; ``step`` extends a prefix by one token, for search.
+    """
+
+    uses_attention = True
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.embed = _Embed(config.tgt_vocab_size, config.d_model)
+        self.layers = nn.ModuleList(
+            DecoderLayer(config.d_model, config.num_heads, config.ff_dim) for _ in range(config.num_layers)
+        )
+        self.norm = nn.LayerNorm(config.d_model)
+        self.out = nn.Linear(config.d_model, config.tgt_vocab_size)
+
+    def forward(self, tgt_in: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+        """Logits ``(batch, tgt_len, vocab)`` and every cross-attention matrix.
+
+        Returns:
+            ``logits`` and ``cross_weights`` of shape ``(batch, num_layers, num_heads, tgt_len, src_len)``.
+        """
+        states = self.embed(tgt_in)
+        cross_weights = []
+        for layer in self.layers:
+            states, layer_weights = layer(states, memory)
+            cross_weights.append(layer_weights)
+        return self.out(self.norm(states)), torch.stack(cross_weights, dim=1)
+
+    def init_state(self, memory: TransformerMemory) -> Tensor:
+        """The empty cache: ``(batch, num_layers, 0, d_model)``."""
+        batch, _, d_model = memory.states.shape
+        return memory.states.new_zeros(batch, len(self.layers), 0, d_model)
+
+    def step(
+        self, prev_tokens: Tensor, state: Tensor, memory: TransformerMemory
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Read one more token ``prev_tokens`` ``(batch,)`` and predict the next one.
+
+        ``state`` caches each layer's input at every earlier position, ``(batch, num_layers, t,
+        d_model)``. Under the causal mask those never change when a token is appended, so a step computes
+        only the new position, attending over the cache: the same result as :meth:`forward` on the whole
+        prefix, at a cost that grows with ``t`` instead of ``t ** 2``.
+
+        Returns:
+            logits ``(batch, vocab)``, the cache grown to ``t + 1`` positions, and the last layer's
+            cross-attention of the new position averaged over the heads, ``(batch, src_len)``.
+        """
+        states = self.embed(prev_tokens.unsqueeze(1), start=state.size(2))  # (batch, 1, d_model)
+        layer_inputs = []
+        for index, layer in enumerate(self.layers):
+            layer_inputs.append(states)
+            prefix = torch.cat([state[:, index], states], dim=1)  # (batch, t + 1, d_model)
+            states, cross_weights = layer.step(states, prefix, memory)
+        new_state = torch.cat([state, torch.stack(layer_inputs, dim=1)], dim=2)
+        logits = self.out(self.norm(states)).squeeze(1)
+        return logits, new_state, cross_weights[:, :, 0].mean(dim=1)
+
+
+class Transformer(nn.Module):
+    """An encoder-decoder Transformer with the interface of :class:`~attnbook.nmt.seq2seq.Seq2Seq`.
+
+    Args:
+        config: the sizes.
+
+    Shape:
+        - src, src_mask: ``(batch, src_len)``; tgt_in: ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
+        - forward returns logits ``(batch, tgt_len, tgt_vocab)`` and the last layer's cross-attention
+          averaged over the heads, ``(batch, tgt_len, src_len)``; :meth:`cross_attention` returns every
+          layer's and head's, ``(batch, num_layers, num_heads, tgt_len, src_len)``.
+
+    >>> model = Transformer(TransformerConfig(src_vocab_size=10, tgt_vocab_size=12, d_model=16, num_heads=2))
+    >>> src, tgt_in = torch.tensor([[5, 6, 2]]), torch.tensor([[1, 7]])
+    >>> logits, weights = model(src, src != 0, tgt_in)
+    >>> tuple(logits.shape), tuple(weights.shape)
+    ((1, 2, 12), (1, 2, 3))
+    """
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.encoder = TransformerEncoder(config)
+        self.decoder = TransformerDecoder(config)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def encode(self, src: Tensor, src_mask: Tensor) -> TransformerMemory:
+        """Run the encoder once per source sentence."""
+        return TransformerMemory(self.encoder(src, src_mask), src_mask)
+
+    def cross_attention(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
+        """Teacher-forced logits and every layer's and head's cross-attention (see the class's Shape)."""
+        return self.decoder(tgt_in, self.encode(src, src_mask))
+
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
+    ) -> tuple[Tensor, Tensor]:
+        """Teacher-forced logits and attention weights (see the class's Shape).
+
+        ``parallel=False`` decodes the reference one token at a time with :meth:`TransformerDecoder.step`,
+        as search does; the causal mask makes both give the same result.
+        """
+        memory = self.encode(src, src_mask)
+        if parallel:
+            logits, cross_weights = self.decoder(tgt_in, memory)
+            return logits, cross_weights[:, -1].mean(dim=1)
+        state = self.decoder.init_state(memory)
+        logits, weights = [], []
+        for prev_tokens in tgt_in.unbind(dim=1):
+            step_logits, state, step_weights = self.decoder.step(prev_tokens, state, memory)
+            logits.append(step_logits)
+            weights.append(step_weights)
+        return torch.stack(logits, dim=1), torch.stack(weights, dim=1)
+
+
+@torch.no_grad()
+def head_alignment_accuracy(
+    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+) -> Tensor:
+    """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
+
+    As :func:`~attnbook.nmt.attention_analysis.alignment_accuracy` does for one attention: the model reads
+    each reference translation (teacher forcing), and a target word counts as aligned when the head's
+    largest weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
+
+    Args:
+        translator: a :class:`Transformer` with its vocabularies.
+        pairs: pairs with true alignments (the toy grammar's).
+
+    Returns:
+        ``(num_layers, num_heads)`` accuracies.
+
+    Raises:
+        ValueError: a pair has no true alignment.
+    """
+    if not all(p.has_alignment for p in pairs):
+        raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
+    model = translator.model
+    hits = torch.zeros(model.config.num_layers, model.config.num_heads)
+    count = 0
+    with evaluating(model):
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start : start + batch_size]
+            batch = translator.batch(chunk)
+            _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
+            argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            for row, pair in enumerate(chunk):
+                for i, truth in enumerate(pair.alignment):
+                    hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
+                    count += 1
+    return hits / max(count, 1)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A task that one head cannot do and two heads can
+
+
+def neighbour_batch(
+    generator: torch.Generator,
+    batch: int,
+    length: int = 8,
+    vocab_size: int = 16,
+    offsets: tuple[int, ...] = (-1, 1),
+) -> tuple[Tensor, Tensor]:
+    """Random token sequences and, for every position ``i``, the tokens at ``i + offset`` (cyclically).
+
+    Returns:
+        ``tokens`` ``(batch, length)`` and ``targets`` ``(batch, length, len(offsets))``: with the default
+        offsets, each position's left and right neighbour.
+    """
+    tokens = torch.randint(vocab_size, (batch, length), generator=generator)
+    targets = torch.stack([tokens.roll(-offset, dims=1) for offset in offsets], dim=-1)
+    return tokens, targets
+
+
+class NeighbourCopier(nn.Module):
+    """One self-attention layer between an embedding with learned positions and a *linear* read-out.
+
+    Each position must output the tokens at several offsets at once. A head's context is one weighted
+    average of value vectors, and a linear read-out of an average of two tokens cannot name both in
+    order; with a head per offset each context holds one token. ``num_heads`` changes only how the
+    ``d_model`` features are split, not the number of parameters.
+
+    Shape:
+        - tokens: ``(batch, length)``; returns logits ``(batch, length, n_outputs, vocab_size)`` and the
+          attention weights ``(batch, num_heads, length, length)``.
+    """
+
+    def __init__(
+        self, num_heads: int, d_model: int = 32, length: int = 8, vocab_size: int = 16, n_outputs: int = 2
+    ):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.positions = nn.Parameter(0.5 * torch.randn(length, d_model))
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.readout = nn.Linear(d_model, n_outputs * vocab_size)
+        self.n_outputs, self.vocab_size = n_outputs, vocab_size
+
+    def forward(self, tokens: Tensor) -> tuple[Tensor, Tensor]:
+        states = self.embedding(tokens) + self.positions
+        context, weights = self.attention(states, states)
+        logits = self.readout(context).view(*tokens.shape, self.n_outputs, self.vocab_size)
+        return logits, weights
+
+
+def train_neighbour_copier(
+    num_heads: int,
+    *,
+    offsets: tuple[int, ...] = (-1, 1),
+    d_model: int = 32,
+    steps: int = 400,
+    seed: int = 0,
+    n_test: int = 1000,
+) -> tuple[NeighbourCopier, Tensor]:
+    """Train a :class:`NeighbourCopier` with Adam and measure it on fresh sequences.
+
+    Returns:
+        The model and its test accuracy for each offset, ``(len(offsets),)``.
+    """
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = NeighbourCopier(num_heads, d_model, n_outputs=len(offsets))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(steps):
+        tokens, targets = neighbour_batch(generator, 128, offsets=offsets)
+        logits, _ = model(tokens)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, model.vocab_size), targets.reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    tokens, targets = neighbour_batch(torch.Generator().manual_seed(seed + 10_000), n_test, offsets=offsets)
+    with torch.no_grad():
+        logits, _ = model(tokens)
+    return model.eval(), (logits.argmax(dim=-1) == targets).float().mean(dim=(0, 1))

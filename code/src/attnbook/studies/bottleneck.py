@@ -1,0 +1,324 @@
+"""The bottleneck, trained until early stopping ends it: chapter 6's attention model beside the
+no-attention baseline at several sizes and with its source reversed, over several seeds.
+
+A chapter cannot afford to train a dozen models until they stop on a CPU, so the study is run once from
+the command line and its result ships with the package: :func:`run_study` trains and evaluates the
+models, :class:`BottleneckStudy` holds the result and its JSON, :func:`packaged_study` loads the recorded
+run that chapter 6 shows, and :func:`format_study` prints a table of it. Record it again with::
+
+    python -m attnbook bottleneck --save code/src/attnbook/data/bottleneck_cpu.json
+
+Every model trains under the same rule, :data:`STUDY_TRAIN`: validate every 50 steps; when the validation
+loss has not fallen by ``min_delta`` for ``patience`` validations, halve the learning rate, twice, and
+stop at the third time; keep the weights of the lowest validation loss. The data are the chapter's
+(:class:`~attnbook.studies.experiment.DataConfig`); each seed changes the first weights and the batch order.
+
+>>> [(m.label, m.hidden_dim) for m in study_models(hidden_sizes=(64, 128), reversed_sizes=(128,))]
+[('attention', 128), ('no attention', 64), ('no attention', 128), ('no attention, reversed', 128)]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attnbook.core.records import Environment, environment, package_path, save_result
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.evaluation import evaluate
+from attnbook.nmt.grammar import DataSplits
+from attnbook.nmt.metrics import TranslationMetrics
+from attnbook.nmt.training import TrainConfig, TrainingRun, TrainResult, train, train_side_by_side
+from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, build_translator
+
+STUDY_TRAIN = TrainConfig(max_epochs=32, patience=4, min_delta=1e-3, lr_drops=2)
+"""How every model of the study trains: at most 32 epochs, early stopping with two halvings of the rate."""
+
+PACKAGED_STUDY = "bottleneck_cpu.json"
+"""The file name, in the package's ``data`` folder, of the recorded study."""
+
+
+@dataclass(frozen=True)
+class StudyModel:
+    """One model of the study: which decoder, what size, and whether the English is read backwards."""
+
+    label: str
+    attention: str
+    hidden_dim: int
+    reverse_source: bool = False
+
+    def config(self, base: ExperimentConfig, seed: int) -> ExperimentConfig:
+        """``base`` with this model's decoder, size and source order, trained from ``seed``."""
+        return replace(
+            base,
+            data=replace(base.data, reverse_source=self.reverse_source),
+            model=replace(base.model, attention=self.attention, hidden_dim=self.hidden_dim),
+            train=replace(base.train, seed=seed),
+        )
+
+
+def study_models(
+    hidden_sizes: Sequence[int] = (64, 128, 256),
+    reversed_sizes: Sequence[int] = (128,),
+    attention_size: int = ModelConfig.hidden_dim,
+) -> tuple[StudyModel, ...]:
+    """The attention model, the baseline at each of ``hidden_sizes`` and, reversed, at ``reversed_sizes``."""
+    return (
+        StudyModel("attention", "bahdanau", attention_size),
+        *(StudyModel("no attention", "none", size) for size in hidden_sizes),
+        *(StudyModel("no attention, reversed", "none", size, reverse_source=True) for size in reversed_sizes),
+    )
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """One trained model of the study and what it measured.
+
+    Attributes:
+        model: what was trained; seed: its seed; parameters: its number of weights.
+        steps, best_step, stopped_early, lr_drop_steps, seconds: as in
+            :class:`~attnbook.nmt.training.TrainResult` (seconds while sharing the machine with other runs).
+        val_steps, val_losses: the validation curve.
+        metrics: the held-out test split, translated greedily with the weights of the lowest
+            validation loss.
+    """
+
+    model: StudyModel
+    seed: int
+    parameters: int
+    steps: int
+    best_step: int
+    stopped_early: bool
+    lr_drop_steps: tuple[int, ...]
+    seconds: float
+    val_steps: tuple[int, ...]
+    val_losses: tuple[float, ...]
+    metrics: TranslationMetrics
+
+    @property
+    def best_loss(self) -> float:
+        """The lowest validation loss, in nats per token."""
+        return min(self.val_losses)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> StudyRun:
+        fields = dict(values)
+        fields["model"] = StudyModel(**fields["model"])
+        fields["metrics"] = TranslationMetrics(**fields["metrics"])
+        for name in ("lr_drop_steps", "val_steps", "val_losses"):
+            fields[name] = tuple(fields[name])
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class BottleneckStudy:
+    """A run of :func:`run_study`.
+
+    Attributes:
+        environment: the machine, the versions and the threads.
+        config: the experiment every model was derived from (data, model, training), as plain values.
+        runs: one per model and seed.
+        seconds: how long the whole study took.
+    """
+
+    environment: Environment
+    config: dict[str, Any]
+    runs: tuple[StudyRun, ...]
+    seconds: float
+
+    @property
+    def models(self) -> list[StudyModel]:
+        """The models, in the order they were given, each once."""
+        return list(dict.fromkeys(run.model for run in self.runs))
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({run.seed for run in self.runs})
+
+    def runs_of(self, model: StudyModel) -> list[StudyRun]:
+        """The runs of one model, one per seed, in seed order."""
+        return sorted((run for run in self.runs if run.model == model), key=lambda run: run.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "environment": asdict(self.environment),
+            "config": self.config,
+            "runs": [run.to_dict() for run in self.runs],
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> BottleneckStudy:
+        """Read :meth:`to_dict`'s output back.
+
+        Raises:
+            ValueError: a key is missing or of the wrong shape; the message names it.
+        """
+        try:
+            return cls(
+                Environment(**values["environment"]),
+                dict(values["config"]),
+                tuple(StudyRun.from_dict(run) for run in values["runs"]),
+                float(values["seconds"]),
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a bottleneck study: {error!r}") from error
+
+
+def _draw(data: DataConfig, orders: set[bool]) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
+    """The splits for each source order in ``orders`` (``reverse_source``), and the English and French
+    vocabularies of the training split as written, which every model shares."""
+    splits = {flag: replace(data, reverse_source=flag).splits() for flag in {False, *orders}}
+    words = splits[False].train
+    return splits, Vocab.build(p.source for p in words), Vocab.build(p.target for p in words)
+
+
+def default_base() -> ExperimentConfig:
+    """The chapter's data and model, trained by :data:`STUDY_TRAIN`."""
+    return ExperimentConfig(train=STUDY_TRAIN)
+
+
+def run_study(
+    base: ExperimentConfig | None = None,
+    *,
+    models: Sequence[StudyModel] | None = None,
+    seeds: Sequence[int] = (0, 1, 2),
+    device: str | torch.device = "cpu",
+    workers: int = 2,
+    progress: bool = False,
+) -> BottleneckStudy:
+    """Train every model with every seed until early stopping ends it; evaluate each on the test split.
+
+    Args:
+        base: the data, the model sizes and the training rule (default: :func:`default_base`).
+        models: what to train (default: :func:`study_models`).
+        seeds: one run of each model per seed.
+        device: where to train.
+        workers: how many models train at once (on a CPU, one thread each: set
+            ``torch.set_num_threads(1)`` first).
+        progress: show a bar that counts the trained models.
+    """
+    base = base or default_base()
+    models = tuple(models) if models is not None else study_models(attention_size=base.model.hidden_dim)
+    if not models or not seeds:
+        raise ValueError("the study needs at least one model and one seed")
+    device = torch.device(device)
+    start = time.perf_counter()
+    splits, src_vocab, tgt_vocab = _draw(base.data, {m.reverse_source for m in models})
+    planned = [(model, seed) for seed in seeds for model in models]
+    readers, runs = [], []
+    for model, seed in planned:
+        config = model.config(base, seed)
+        reader = build_translator(config, src_vocab, tgt_vocab, device=device)
+        data = splits[model.reverse_source]
+        readers.append(reader)
+        runs.append(TrainingRun(reader, data.train, data.val, config.train))
+    results = train_side_by_side(runs, workers=workers, progress=progress)
+    study_runs = []
+    for (model, seed), reader, result in zip(planned, readers, results, strict=True):
+        metrics = evaluate(reader, splits[model.reverse_source].test, with_alignment=False).metrics
+        study_runs.append(
+            StudyRun(
+                model=model,
+                seed=seed,
+                parameters=sum(p.numel() for p in reader.model.parameters()),
+                steps=result.steps,
+                best_step=result.best_step,
+                stopped_early=result.stopped_early,
+                lr_drop_steps=result.lr_drop_steps,
+                seconds=result.seconds,
+                val_steps=tuple(r.step for r in result.val_history),
+                val_losses=tuple(r.loss for r in result.val_history),
+                metrics=metrics,
+            )
+        )
+    config = {"data": asdict(base.data), "model": asdict(base.model), "train": base.train.to_dict()}
+    return BottleneckStudy(
+        environment(device, torch.get_num_threads()), config, tuple(study_runs), time.perf_counter() - start
+    )
+
+
+def save_study(study: BottleneckStudy, path: str | os.PathLike[str]) -> Path:
+    """Write a study as indented JSON (creating the folder); return the path."""
+    return save_result(study, path)
+
+
+def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
+    """Read a study written by :func:`save_study`.
+
+    Raises:
+        ValueError: the file does not hold a study; the message names the file.
+    """
+    try:
+        return BottleneckStudy.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (ValueError, AttributeError) as error:
+        raise ValueError(f"{path}: {error}") from error
+
+
+def packaged_study(name: str = PACKAGED_STUDY) -> BottleneckStudy:
+    """The study recorded in the package (see the module's docstring for how it was made)."""
+    with package_path(name) as path:
+        return load_study(path)
+
+
+def study_config(study: BottleneckStudy) -> ExperimentConfig:
+    """The :class:`~attnbook.studies.experiment.ExperimentConfig` a study's models were derived from."""
+    values = study.config
+    return ExperimentConfig(
+        DataConfig(**values["data"]), ModelConfig(**values["model"]), TrainConfig(**values["train"])
+    )
+
+
+def retrain_start(study: BottleneckStudy, run: StudyRun, epochs: int = 1) -> TrainResult:
+    """Train ``run``'s model again from its seed, for its first ``epochs``, on the CPU.
+
+    The first weights, the batch order and the learning rate are those of the recorded run, so the
+    validation losses should match the record's at the same steps (up to the rounding of another CPU),
+    as long as the run neither halved its rate nor stopped in those epochs.
+    """
+    base = study_config(study)
+    config = run.model.config(replace(base, train=replace(base.train, max_epochs=epochs)), run.seed)
+    splits, src_vocab, tgt_vocab = _draw(config.data, {run.model.reverse_source})
+    reader = build_translator(config, src_vocab, tgt_vocab, device="cpu")
+    data = splits[run.model.reverse_source]
+    return train(reader, data.train, data.val, config.train, progress=False)
+
+
+def _mean_sd(values: Sequence[float]) -> str:
+    spread = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.3f} ± {spread:.3f}"
+
+
+def format_study(study: BottleneckStudy) -> str:
+    """A plain-text table: one row per model, mean ± standard deviation over the seeds."""
+    longest = list(study.runs[0].metrics.token_accuracy_by_length)[-1]
+    header = (
+        f"{'model':<24}{'d_h':>5}{'weights':>10}{'steps':>8}{'stopped':>9}  {'best val. loss':<16}"
+        f"{'exact match':<16}{'BLEU':<14}{f'token acc., {longest} words':<16}"
+    )
+    lines = [header]
+    for model in study.models:
+        runs = study.runs_of(model)
+        lines.append(
+            f"{model.label:<24}{model.hidden_dim:>5}{runs[0].parameters:>10,}"
+            f"{statistics.mean(r.steps for r in runs):>8.0f}{sum(r.stopped_early for r in runs):>6}/{len(runs)}  "
+            f"{_mean_sd([r.best_loss for r in runs]):<16}{_mean_sd([r.metrics.exact_match for r in runs]):<16}"
+            f"{statistics.mean(r.metrics.bleu for r in runs):<14.1f}"
+            f"{_mean_sd([r.metrics.token_accuracy_by_length[longest] for r in runs]):<16}"
+        )
+    where = study.environment
+    lines.append(
+        f"{len(study.seeds)} seeds; {where.device} ({where.device_name}), torch {where.torch}, "
+        f"{where.date[:10]}; {study.seconds / 60:.0f} min"
+    )
+    return "\n".join(lines)

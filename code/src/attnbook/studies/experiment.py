@@ -1,0 +1,249 @@
+"""Chapter 6's experiment in one call: configuration -> data -> model -> training -> evaluation.
+
+:class:`ExperimentConfig` nests the three parts of a run, :class:`DataConfig`, :class:`ModelConfig` and
+:class:`~attnbook.nmt.training.TrainConfig`, and refuses an impossible combination when it is built, with a
+message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
+command-line flag per field: see :mod:`attnbook.cli.flags`).
+
+>>> from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
+>>> from attnbook.nmt.training import TrainConfig
+>>> ExperimentConfig(model=ModelConfig(attention="luong", luong_score="dot"))
+Traceback (most recent call last):
+...
+ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
+>>> tiny = ExperimentConfig(
+...     DataConfig(n_train=40, n_val=8, n_test=8, max_src_len=6),
+...     ModelConfig(emb_dim=8, hidden_dim=8, attn_dim=8),
+...     TrainConfig(max_epochs=1, batch_size=20),
+... )
+>>> experiment = run_experiment(tiny, device="cpu", progress=False)
+>>> experiment.training.steps, sorted(experiment.to_dict())[:3]
+(2, ['aer', 'aer_floor', 'alignment_accuracy'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import torch
+
+from attnbook.core.config import check_fields
+from attnbook.core.runtime import get_device, set_seed
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.evaluation import EvalResult, evaluate
+from attnbook.nmt.grammar import DataSplits, make_splits
+from attnbook.nmt.seq2seq import ATTENTION_KINDS, LUONG_SCORES, Seq2Seq, Seq2SeqConfig, check_model_choices
+from attnbook.nmt.training import TrainConfig, TrainResult, train
+from attnbook.nmt.translator import Translator
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """The data: disjoint splits drawn from the toy grammar of :mod:`attnbook.nmt.grammar`.
+
+    Attributes:
+        n_train: training pairs.
+        n_val: validation pairs (early stopping).
+        n_test: held-out test pairs.
+        max_src_len: the longest English sentence, in words.
+        data_seed: the seed of the draw.
+        reverse_source: feed the English words in reverse order (Sutskever et al., 2014), with the
+            alignments moved with them.
+    """
+
+    n_train: int = field(default=20000, metadata={"minimum": 1})
+    n_val: int = field(default=500, metadata={"minimum": 1})
+    n_test: int = field(default=1000, metadata={"minimum": 1})
+    max_src_len: int = field(default=25, metadata={"minimum": 3})
+    data_seed: int = 0
+    reverse_source: bool = False
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+    def splits(self) -> DataSplits:
+        """Draw the three splits (the same sentences whether or not the source is reversed)."""
+        splits = make_splits(
+            self.n_train, self.n_val, self.n_test, seed=self.data_seed, max_src_len=self.max_src_len
+        )
+        if not self.reverse_source:
+            return splits
+        train, val, test = (
+            [p.with_source_reversed() for p in part] for part in (splits.train, splits.val, splits.test)
+        )
+        return DataSplits(train, val, test)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The model's choices and sizes (the vocabulary sizes come from the data).
+
+    Attributes:
+        attention: the decoder: ``bahdanau``, ``luong`` or ``none`` (no attention).
+        emb_dim: the size of the token embeddings.
+        hidden_dim: the GRU size (per direction in the encoder).
+        attn_dim: the hidden size of Bahdanau's additive score.
+        luong_score: the score of the Luong decoder.
+        input_feeding: Luong's input feeding, the previous attentional state fed to the next step.
+        local_p: Luong's local-p attention: a predicted centre and a Gaussian window.
+        local_window: the half-width D of the local-p window, in source positions.
+    """
+
+    attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
+    emb_dim: int = field(default=64, metadata={"minimum": 1})
+    hidden_dim: int = field(default=128, metadata={"minimum": 1})
+    attn_dim: int = field(default=64, metadata={"minimum": 1})
+    luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
+    input_feeding: bool = False
+    local_p: bool = False
+    local_window: int = field(default=4, metadata={"minimum": 1})
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+def default_lr_decay(model: ModelConfig) -> bool:
+    """Whether ``model`` trains with a learning rate that falls to zero, when the configuration leaves it open.
+
+    Luong's decoder does, as in Luong et al. (2015, section 4.1), who halve their learning rate every
+    epoch after the fifth; here the rate falls linearly to zero over the planned epochs
+    (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``), so the last updates are small. Bahdanau's
+    decoder and the baseline keep a constant rate, the setting of chapter 6.
+
+    >>> default_lr_decay(ModelConfig(attention="luong")), default_lr_decay(ModelConfig(attention="bahdanau"))
+    (True, False)
+    """
+    return model.attention == "luong"
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """Chapter 6's configuration (``python -m attnbook train``): the data, the model and the training.
+
+    Attributes:
+        data: what to draw.
+        model: what to build.
+        train: how to train; a ``lr_decay`` left at ``None`` is set when the configuration is built, by
+            :func:`default_lr_decay` for the model (so ``replace`` keeps the value chosen then).
+
+    Raises:
+        ValueError: an impossible combination (see :func:`~attnbook.nmt.seq2seq.check_model_choices`).
+
+    >>> (
+    ...     ExperimentConfig().train.lr_decay,
+    ...     ExperimentConfig(model=ModelConfig(attention="luong")).train.lr_decay,
+    ... )
+    (False, True)
+    >>> ExperimentConfig(
+    ...     model=ModelConfig(attention="luong"), train=TrainConfig(lr_decay=False)
+    ... ).train.lr_decay
+    False
+    """
+
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def __post_init__(self) -> None:
+        model = self.model
+        if self.train.lr_decay is None:
+            object.__setattr__(self, "train", replace(self.train, lr_decay=default_lr_decay(model)))
+        check_model_choices(
+            model.attention,
+            model.luong_score,
+            model.hidden_dim,
+            self.data.max_src_len,
+            input_feeding=model.input_feeding,
+            local_p=model.local_p,
+        )
+
+
+def build_translator(
+    config: ExperimentConfig,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    *,
+    device: str | torch.device | None = None,
+    seed: int | None = None,
+) -> Translator:
+    """A fresh model of the experiment's sizes for these vocabularies, on ``device``.
+
+    Its first weights are drawn right after :func:`~attnbook.core.runtime.set_seed` with ``seed`` (default:
+    ``config.train.seed``), so the same call builds the same weights, and two models built with the
+    same seed start alike.
+
+    >>> from attnbook.nmt.data import Vocab
+    >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
+    >>> translator = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
+    >>> translator.model.config.luong_score, translator.model.config.max_src_len
+    ('general', 25)
+    >>> twin = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
+    >>> all(torch.equal(a, b) for a, b in zip(translator.model.parameters(), twin.model.parameters()))
+    True
+    """
+    set_seed(config.train.seed if seed is None else seed)
+    model = Seq2Seq(
+        Seq2SeqConfig(
+            src_vocab_size=len(src_vocab),
+            tgt_vocab_size=len(tgt_vocab),
+            max_src_len=config.data.max_src_len,
+            **asdict(config.model),
+        )
+    )
+    if device is not None:
+        model.to(device)
+    return Translator(model, src_vocab, tgt_vocab)
+
+
+@dataclass(frozen=True, eq=False)
+class Experiment:
+    """Everything :func:`run_experiment` built and measured."""
+
+    config: ExperimentConfig
+    splits: DataSplits
+    translator: Translator
+    training: TrainResult
+    evaluation: EvalResult | None
+    device: torch.device
+
+    def to_dict(self) -> dict[str, Any]:
+        """The headline numbers as plain values (the command line's JSON)."""
+        metrics = self.evaluation.to_dict() if self.evaluation is not None else {}
+        return {
+            "attention": self.config.model.attention,
+            "device": str(self.device),
+            **metrics,
+            "train_seconds": self.training.seconds,
+            "train_steps": self.training.steps,
+            "best_step": self.training.best_step,
+            "stopped_early": self.training.stopped_early,
+            "config": {**asdict(self.config.data), **asdict(self.config.model)},
+            "train_config": self.config.train.to_dict(),
+        }
+
+
+def run_experiment(
+    config: ExperimentConfig | None = None,
+    *,
+    device: torch.device | str | None = None,
+    progress: bool = True,
+    evaluate_test: bool = True,
+) -> Experiment:
+    """Draw the data, build the vocabularies and the model, train it, and evaluate it on the test split.
+
+    Args:
+        config: the experiment; ``None`` uses :class:`ExperimentConfig`'s defaults (the chapter's).
+        device: where to train; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
+        progress: show the training progress bar.
+        evaluate_test: evaluate on the test split (greedy search) after training.
+    """
+    config = config or ExperimentConfig()
+    device = torch.device(device) if device is not None else get_device()
+    splits = config.data.splits()
+    src_vocab = Vocab.build(p.source for p in splits.train)
+    tgt_vocab = Vocab.build(p.target for p in splits.train)
+    translator = build_translator(config, src_vocab, tgt_vocab, device=device)
+    training = train(translator, splits.train, splits.val, config.train, progress=progress)
+    evaluation = evaluate(translator, splits.test) if evaluate_test else None
+    return Experiment(config, splits, translator, training, evaluation, device)

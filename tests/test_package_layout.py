@@ -1,0 +1,194 @@
+"""The package's layout: layers whose imports point only down, no import cycle, public names exported by
+each subpackage, chapters that import only public names from ``attnbook`` or a subpackage and redefine none
+of the package's classes, and a README inventory that matches the modules."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = REPO_ROOT / "code" / "src" / "attnbook"
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+import module_inventory  # noqa: E402
+
+# What each subpackage may import, besides itself: the layers, from the bottom up.
+ALLOWED = {
+    "core": set(),
+    "layers": {"core"},
+    "book": {"core"},
+    "nmt": {"core", "layers"},
+    "benchmark": {"core", "layers"},
+    "checks": {"core", "layers", "nmt", "benchmark"},
+    "studies": {"core", "layers", "nmt", "book"},
+    "cli": {"core", "layers", "book", "nmt", "benchmark", "checks", "studies"},
+}
+
+# The names readers' saved notebooks import from the top level: they stay.
+TOP_LEVEL_NAMES = {
+    "BahdanauAttention", "BahdanauDecoder", "CheckResult", "Encoder", "LuongAttention", "LuongDecoder",
+    "MultiHeadAttention", "PlainDecoder", "ScaledDotProductAttention", "SentencePair", "Seq2Seq",
+    "Seq2SeqConfig", "ShapeChecker", "SourceListing", "ToyGrammar", "Translator", "Vocab",
+    "attention_heatmap", "attention_widget", "causal_mask", "check_additive_score", "check_alignment_matrix",
+    "check_dot_product_attention", "check_local_attention", "check_masked_softmax", "check_softmax_jacobian",
+    "decoder_stepper", "get_device", "glue", "masked_softmax", "set_book_style", "set_seed", "show_source",
+}  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every ``attnbook`` module a file imports, at the top or inside a function."""
+    found = set()
+    modules = package_modules()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("attnbook")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("attnbook"):
+            for alias in node.names:  # `from attnbook.nmt import seq2seq` imports a module
+                candidate = f"{node.module}.{alias.name}"
+                found.add(candidate if candidate in modules else node.module)
+    return found
+
+
+def layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else None
+
+
+def test_every_module_lives_in_one_of_the_layers():
+    loose = [name for name in package_modules() if name.count(".") == 1 and layer(name) is None]
+    assert sorted(loose) == ["attnbook.__main__"], f"modules outside a subpackage: {loose}"
+    assert {
+        path.name for path in PACKAGE.iterdir() if path.is_dir() and (path / "__init__.py").exists()
+    } == set(ALLOWED)
+
+
+def test_imports_point_only_down_the_layers():
+    wrong = []
+    for name, path in package_modules().items():
+        here = layer(name)
+        if here is None:
+            continue
+        for target in imported_modules(path):
+            there = layer(target)
+            if target == "attnbook" or (there is not None and there != here and there not in ALLOWED[here]):
+                wrong.append(f"{name} imports {target}")
+    assert not wrong, "imports that point up or sideways:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_package_has_no_import_cycle():
+    modules = package_modules()
+    graph = {
+        name: {target for target in imported_modules(path) if target in modules and target != name}
+        for name, path in modules.items()
+        if not name.endswith("__init__") and path.name != "__init__.py"
+    }
+    state: dict[str, str] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for target in graph.get(node, ()):
+            if state.get(target) == "open":
+                raise AssertionError("import cycle: " + " -> ".join([*trail, node, target]))
+            if target not in state:
+                visit(target, [*trail, node])
+        state[node] = "done"
+
+    for node in graph:
+        if node not in state:
+            visit(node, [])
+
+
+@pytest.mark.parametrize("subpackage", sorted(set(ALLOWED) - {"cli"}))
+def test_each_subpackage_exports_the_public_names_of_its_modules(subpackage):
+    package = importlib.import_module(f"attnbook.{subpackage}")
+    missing = []
+    for path in sorted((PACKAGE / subpackage).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            public = isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
+            if public and node.name not in package.__all__:
+                missing.append(f"{path.stem}.{node.name}")
+    assert not missing, f"attnbook.{subpackage}.__all__ lacks {missing}"
+    assert all(hasattr(package, name) for name in package.__all__)
+
+
+def test_the_top_level_keeps_the_names_readers_import():
+    import attnbook
+
+    assert set(attnbook.__all__) >= TOP_LEVEL_NAMES
+    assert all(hasattr(attnbook, name) for name in attnbook.__all__)
+
+
+def chapter_code(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
+
+
+CHAPTERS = sorted((REPO_ROOT / "chapters").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda path: path.stem)
+def test_chapters_import_public_names_from_the_package_or_a_subpackage(notebook):
+    lines = chapter_code(notebook).splitlines()
+    magics_as_pass = (re.sub(r"^(\s*)[%!].*", r"\1pass", line) for line in lines)  # %pip install ...
+    tree = ast.parse("\n".join(magics_as_pass))
+    wrong = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("attnbook"):
+            if node.module.count(".") > 1 or (node.module.count(".") == 1 and layer(node.module) is None):
+                wrong.append(f"from {node.module} import ...: import from attnbook or a subpackage")
+            wrong += [
+                f"{node.module}.{alias.name} is private" for alias in node.names if alias.name.startswith("_")
+            ]
+        elif isinstance(node, ast.Import):
+            deep = [
+                alias.name
+                for alias in node.names
+                if alias.name.startswith("attnbook.") and alias.name.count(".") > 1
+            ]
+            wrong += [f"import {name}" for name in deep]
+    assert not wrong, f"{notebook.name}: " + "; ".join(wrong)
+
+
+def package_class_names() -> set[str]:
+    names = set()
+    for path in package_modules().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                names.add(node.name)
+    return names
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda path: path.stem)
+def test_no_chapter_redefines_a_class_the_package_defines(notebook):
+    defined = set(re.findall(r"^\s*class (\w+)", chapter_code(notebook), re.MULTILINE))
+    redefined = defined & package_class_names()
+    assert not redefined, f"{notebook.name} redefines package classes {sorted(redefined)}"
+
+
+def test_the_package_defines_many_classes_so_the_redefinition_guard_sees_them_all():
+    assert {"LuongAttention", "EncoderMemory", "TrainConfig", "DecoderRun", "Case"} <= package_class_names()
+
+
+def test_the_readme_inventory_lists_every_module_as_the_package_describes_it():
+    readme = module_inventory.readme_inventory((REPO_ROOT / "README.md").read_text(encoding="utf-8"))
+    assert readme == module_inventory.inventory(), "run: python tools/module_inventory.py --write"
+    listed = set(re.findall(r"^\| `(attnbook\.\w+\.\w+)`", readme, re.MULTILINE))
+    expected = {name for name in package_modules() if name.count(".") == 2}
+    assert listed == expected
