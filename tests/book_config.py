@@ -8,7 +8,10 @@ from pathlib import Path
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = sorted((REPO_ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+NUMBERED_CHAPTERS = sorted((REPO_ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+APPENDICES = sorted((REPO_ROOT / "chapters").glob("appendix_*.ipynb"))
+CHAPTERS = NUMBERED_CHAPTERS + APPENDICES
+"""Every chapter notebook: ``NN_name.ipynb`` is the book's chapter NN; ``appendix_name.ipynb`` an appendix."""
 
 
 def book_config() -> dict:

@@ -6,7 +6,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from book_config import CHAPTERS, REPO_ROOT, book_config, install_url, load_cells, source, toc_files
+import yaml
+from book_config import (
+    APPENDICES,
+    CHAPTERS,
+    NUMBERED_CHAPTERS,
+    REPO_ROOT,
+    book_config,
+    install_url,
+    load_cells,
+    source,
+    toc_files,
+)
 
 chapter_ids = [path.name for path in CHAPTERS]
 
@@ -16,8 +27,25 @@ def test_there_are_chapters():
 
 
 def test_chapters_are_numbered_consecutively_from_one():
-    numbers = [int(path.name[:2]) for path in CHAPTERS]
+    numbers = [int(path.name[:2]) for path in NUMBERED_CHAPTERS]
     assert numbers == list(range(1, len(numbers) + 1))
+    assert set(CHAPTERS) == set((REPO_ROOT / "chapters").glob("*.ipynb")), (
+        "a chapter is NN_name or appendix_name"
+    )
+
+
+def test_a_file_number_is_the_chapter_number_the_book_gives_it():
+    """The numbered part of the table of contents lists 01, 02, ... in order, so that chapter k of the
+    book (and its Colab link) is the file that starts with k; the appendices stand in a part of their own."""
+    toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text())
+    numbered = [part for part in toc["parts"] if part.get("numbered")]
+    assert len(numbered) == 1
+    files = [entry["file"] for entry in numbered[0]["chapters"]]
+    assert files == [f"chapters/{path.stem}" for path in NUMBERED_CHAPTERS]
+    appendix_part = next(part for part in toc["parts"] if part["caption"].startswith("Appendi"))
+    assert [entry["file"] for entry in appendix_part["chapters"]] == [
+        f"chapters/{path.stem}" for path in APPENDICES
+    ]
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)

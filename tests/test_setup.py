@@ -71,7 +71,8 @@ def _book_tree(root):
 @pytest.mark.parametrize(
     ("path", "edit"),
     [
-        ("code/src/attnbook/layers/attention.py", "SCALE = 2\n"),
+        ("code/src/attnbook/attention.py", "SCALE = 2\n"),
+        ("code/src/attnbook/layers/attention.py", "SCALE = 3\n"),
         ("code/src/attnbook/data/pairs.tsv", "a\tc\n"),
         ("code/src/attnbook/new_module.py", "X = 1\n"),
         ("requirements.txt", "torch\nnumpy\n"),
@@ -82,6 +83,7 @@ def test_the_fingerprint_changes_with_what_the_chapters_import(tmp_path, path, e
     root = _book_tree(tmp_path)
     before = book_cache.fingerprint(root)
     assert book_cache.fingerprint(root) == before, "the fingerprint must be stable"
+    (root / path).parent.mkdir(parents=True, exist_ok=True)  # a module in a subpackage counts too
     (root / path).write_text(edit)
     assert book_cache.fingerprint(root) != before, f"editing {path} left the fingerprint unchanged"
 

@@ -21,7 +21,8 @@ ASSERTIONS_ON = 'if not __debug__:\n    raise SystemExit("assertions are off (py
 
 
 def chapters() -> list[pathlib.Path]:
-    return sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+    folder = ROOT / "chapters"
+    return sorted(folder.glob("[0-9][0-9]_*.ipynb")) + sorted(folder.glob("appendix_*.ipynb"))
 
 
 def chapter_to_script(path: pathlib.Path) -> str:
