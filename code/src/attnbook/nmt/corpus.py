@@ -16,6 +16,7 @@ Colab).
 
 from __future__ import annotations
 
+import http.client
 import io
 import os
 import re
@@ -250,25 +251,36 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
         The path of ``eng-fra.txt``.
 
     Raises:
-        ValueError: the archive holds no ``eng-fra.txt``, or what arrived is not a UTF-8 file of
-            ``English<TAB>French`` lines (nothing is kept then).
+        ValueError: the download stopped short, the archive does not open or holds no ``eng-fra.txt``,
+            or what arrived is not a UTF-8 file of ``English<TAB>French`` lines (nothing is kept then).
+        OSError: the host cannot be reached (``urllib.error.URLError``) or the connection broke.
     """
     directory = Path(directory)
     target = directory / "eng-fra.txt"
     if target.exists():
         return target
     directory.mkdir(parents=True, exist_ok=True)
-    with urllib.request.urlopen(url) as response:
-        payload = response.read()
+    try:
+        with urllib.request.urlopen(url) as response:
+            payload = response.read()
+    except http.client.IncompleteRead as error:  # the server promised more bytes than it sent
+        raise ValueError(
+            f"the download from {url} stopped after {len(error.partial):,} bytes (cut short); nothing saved"
+        ) from None
     if payload[:2] == b"PK":  # an archive's members carry checksums: a cut-short one fails to open
-        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-            members = [name for name in archive.namelist() if name.endswith("eng-fra.txt")]
-            if not members:
-                raise ValueError(
-                    f"the archive at {url} holds no eng-fra.txt (it has {archive.namelist()[:5]})"
-                )
-            payload = archive.read(members[0])
-    elif not payload.endswith(b"\n"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+                members = [name for name in archive.namelist() if name.endswith("eng-fra.txt")]
+                if not members:
+                    raise ValueError(
+                        f"the archive at {url} holds no eng-fra.txt (it has {archive.namelist()[:5]})"
+                    )
+                payload = archive.read(members[0])
+        except zipfile.BadZipFile as error:
+            raise ValueError(
+                f"the archive from {url} does not open ({error}; cut short?); nothing saved"
+            ) from None
+    elif b"\t" in payload.split(b"\n", 1)[0] and not payload.endswith(b"\n"):  # lines, the last one cut
         raise ValueError(f"the file from {url} does not end with a whole line (cut short?); nothing saved")
     _check_download(payload, url)
     partial = directory / f".eng-fra.txt.{os.getpid()}.part"
