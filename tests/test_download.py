@@ -41,7 +41,7 @@ ROUTES = {
 
 
 class Host(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         if self.path not in ROUTES:
             self.send_error(404)
             return
