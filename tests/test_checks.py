@@ -18,11 +18,14 @@ from attnbook import (
     check_softmax_jacobian,
 )
 from attnbook.checks import (
+    Case,
+    Slip,
     check_attention_flops,
     check_decoder_mask,
     check_masked_cross_entropy,
     check_multihead_attention,
     check_split_by_english,
+    run_cases,
 )
 from attnbook.layers import causal_mask
 
@@ -635,11 +638,16 @@ SLIPS = [
         "the padding is ignored",
         2,
     ),
-    (check_decoder_mask, lambda m: m[:, :, None] & causal_mask(m.shape[1]), "instead of the padded keys", 2),
     (
         check_decoder_mask,
-        lambda m: m[:, :, None] & decoder_mask(m),
-        "you also masked the padded queries' rows",
+        lambda m: m[:, :, None] & causal_mask(m.shape[1]),
+        "your mask empties the padded positions' rows",
+        2,
+    ),
+    (
+        check_decoder_mask,
+        lambda m: m[:, :, None] & decoder_mask(m),  # the same mask: a real query sees no padded key anyway
+        "your mask empties the padded positions' rows",
         2,
     ),
     (
@@ -673,4 +681,52 @@ def test_a_classic_slip_is_named_on_the_case_that_shows_it(checker, slipped, nam
     assert not result.passed
     assert result.message.startswith(f"✗ failed on case {case} of "), result.message
     assert named in result.message, result.message
-    assert " or your " not in result.message  # one slip named, not a list of guesses
+    assert "; or " not in result.message  # one slip named, not a list of guesses
+
+
+# --- the runner --------------------------------------------------------------------------------------------
+
+
+def _doubling_cases(slips_per_case):
+    """Cases of x -> 2 x, on x = 1, 2, 3, with the given slips (message -> output) on each."""
+    return [
+        Case(
+            (("x", torch.tensor([float(x)])),),
+            (("y", torch.tensor([2.0 * x])),),
+            slips=tuple(Slip(message, (torch.tensor([value]),)) for message, value in slips.items()),
+        )
+        for x, slips in zip([1, 2, 3], slips_per_case, strict=True)
+    ]
+
+
+def test_the_runner_narrows_slips_that_tie_on_the_failing_case_with_the_cases_after_it():
+    cases = _doubling_cases(
+        [{"added 1": 2.0, "squared": 1.0}, {"added 1": 3.0, "squared": 4.0}, {"added 1": 4.0, "squared": 9.0}]
+    )
+    assert run_cases(lambda x: x + 1, cases, "2 x").message == "✗ failed on case 2 of 3 (x (1,)): added 1"
+    assert run_cases(lambda x: x * x, cases, "2 x").message == "✗ failed on case 1 of 3 (x (1,)): squared"
+
+
+def test_the_runner_names_every_slip_that_no_case_tells_apart():
+    cases = _doubling_cases([{"a": 0.0, "b": 0.0}, {"a": 0.0, "b": 0.0}, {"a": 0.0, "b": 0.0}])
+    assert run_cases(lambda x: 0 * x, cases, "2 x").message.endswith(": a; or b")
+
+
+def test_the_runner_names_no_slip_where_the_output_matches_none_and_lists_the_difference():
+    cases = _doubling_cases([{"added 1": 3.0}, {"added 1": 4.0}, {"added 1": 5.0}])
+    message = run_cases(lambda x: 3 * x, cases, "2 x").message
+    assert message.startswith("✗ failed on case 1 of 3 (x (1,)): y differs at 1 of 1 entries")
+
+
+def test_a_slips_nan_entries_match_anything_but_a_slip_that_is_only_nan_is_never_named_alone():
+    nan = float("nan")
+    open_then_shown = _doubling_cases([{"open": nan}, {"open": 5.0}, {"open": 7.0}])
+    assert run_cases(lambda x: 2 * x + 1, open_then_shown, "2 x").message.endswith(": open")
+    never_shown = _doubling_cases([{"open": nan}, {"open": nan}, {"open": nan}])
+    assert "y differs at" in run_cases(lambda x: 2 * x + 1, never_shown, "2 x").message
+
+
+def test_the_runner_copies_the_inputs_so_a_function_that_writes_into_them_cannot_change_a_case():
+    cases = _doubling_cases([{}, {}, {}])
+    assert run_cases(lambda x: x.mul_(2), cases, "2 x").passed
+    assert [case.inputs[0][1].item() for case in cases] == [1.0, 2.0, 3.0]

@@ -372,7 +372,7 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> Che
 
 def _jacobian_slips(weights: Tensor) -> tuple[Slip, ...]:
     a = weights.double()
-    where = "look at eq. J = diag(a) - a a^T"
+    where = "look at J = diag(a) - a a^T"
     return (
         Slip(
             f"your Jacobian has only its diagonal a_i (1 - a_i): the off-diagonal entries -a_i a_j are missing; {where}",

@@ -7,7 +7,8 @@ gives its own for counts, masks or splits), and stops at the first case that dif
 one style: ``✓ passed: ...`` or ``✗ failed on case k of n (...): ...``. An exception raised by the
 reader's function is a ✗ line naming the case and the exception, never a traceback. When the reader's
 output is the output of one of the case's :class:`Slip` (the package's answer with a classic mistake
-made on purpose), the ✗ line names that mistake and where to look instead of listing the entries.
+made on purpose), on that case and on every later one, the ✗ line names that mistake and where to look
+instead of listing the entries.
 """
 
 from __future__ import annotations
@@ -208,17 +209,17 @@ def _determines(slip: Slip) -> bool:
 def _slips_shown(fn: Callable[..., object], cases: list[Case], failed: int, output: object) -> list[str]:
     """The messages of the slips the output of case ``failed`` shows.
 
-    The candidates are the slips whose output the reader's matches on the failing case. While more than
-    one remains, or one that has not yet determined anything (its outputs all undetermined so far), the
-    cases after it narrow them down: a slip whose output the reader's no longer matches is dropped. A
-    slip is named only if it matched somewhere it determined the output.
+    The candidates are the slips whose output the reader's matches on the failing case. The cases after it
+    confirm them: a slip whose output the reader's does not match there is dropped (a match on one case
+    may be a coincidence; the same slip gives the same output on every case). A slip is named only if it
+    matched somewhere it determined the output (not only NaN).
     """
     case = cases[failed]
     candidates = {
         slip.message: _determines(slip) for slip in case.slips if not case.problems(output, slip.outputs)
     }
     for later_case in cases[failed + 1 :]:
-        if not candidates or (len(candidates) == 1 and all(candidates.values())):
+        if not candidates:
             break
         ran, later = _call(fn, later_case)
         if not ran:

@@ -136,8 +136,8 @@ def check_masked_cross_entropy(fn: Callable[[Tensor, Tensor, int], Tensor], seed
     specs = []
     for lengths, pad_id, note in [
         ([4, 4], 0, "no padding"),
-        ([5, 2, 3], 0, "sentences of different lengths, pad_id=0"),
-        ([3, 1, 4], 2, "pad_id=2"),
+        ([5, 2, 3], 0, "sentences of different lengths padded with 0"),
+        ([3, 1, 4], 2, "padding with another id, 2"),
     ]:
         tgt_len, vocab = max(lengths), 7
         logits = torch.randn(len(lengths), tgt_len, vocab, generator=generator, dtype=torch.float64)

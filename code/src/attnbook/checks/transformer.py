@@ -57,15 +57,10 @@ def _decoder_mask_slips(tgt_mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
             (past.expand(len(tgt_mask), -1, -1),),
         ),
         Slip(
-            "you masked the padded queries (rows) instead of the padded keys (columns): use "
-            "tgt_mask[:, None, :], so that no position attends to padding",
+            "your mask empties the padded positions' rows (tgt_mask[:, :, None] masks the queries) where "
+            "the exercise masks the padded keys, tgt_mask[:, None, :]: a padded position still attends, "
+            "causally, to the real positions before it",
             (queries & past,),
-        ),
-        Slip(
-            "you also masked the padded queries' rows: mask only the keys, tgt_mask[:, None, :]; a padded "
-            "position's row stays causal (its output is never used, and a row with nothing to attend to "
-            "is what the mask must avoid)",
-            (queries & keys & past,),
         ),
     )
 
@@ -197,7 +192,8 @@ def check_multihead_attention(
         with torch.no_grad():
             context, weights = mha(query, keys, values, mask=mask)
         inputs = (("mha", mha), ("query", query), ("keys", keys), ("values", values), ("mask", mask))
-        label = f"{num_heads} heads, query {tuple(query.shape)}, keys {tuple(keys.shape)}"
+        heads = f"{num_heads} head" + ("s" if num_heads > 1 else "")
+        label = f"{heads}, query {tuple(query.shape)}, keys {tuple(keys.shape)}"
         slips = _multihead_slips(mha, query, keys, values, mask)
         cases.append(
             Case(inputs, (("context", context), ("weights", weights)), "padding", slips=slips, label=label)
