@@ -2,7 +2,9 @@
 
 Each checker takes the reader's function, calls it on several random cases (a fixed seed, several shapes,
 padding masks where masks matter), compares the output with the package's own implementation, and returns
-a :class:`CheckResult`. Nothing is printed: the result's text is what a notebook shows, and
+a :class:`CheckResult`; when the output is the package's answer with a classic slip made (softmax over the
+wrong axis, a mask ignored or inverted, no tanh, an unscaled dot product, ...), the message names the slip
+and where to look. Nothing is printed: the result's text is what a notebook shows, and
 ``assert result`` (or ``result.passed``) makes a notebook cell fail when the check does.
 
 .. code-block:: python
