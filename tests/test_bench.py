@@ -205,9 +205,12 @@ def test_flop_and_memory_formulas():
 def test_flop_checker_passes_the_right_count_and_explains_a_wrong_one():
     assert check_attention_flops(lambda b, t, s, dk, dv: 2 * b * t * s * (dk + dv)).passed
     wrong = check_attention_flops(lambda b, t, s, dk, dv: b * t * s * (dk + dv))  # multiply-adds, not FLOPs
-    assert not wrong.passed and "expected" in wrong.message
+    assert not wrong.passed and wrong.message.startswith("✗ failed on case 1 of 5")
+    assert "you counted multiply-adds: each counts as two operations" in wrong.message
+    off_by_one = check_attention_flops(lambda b, t, s, dk, dv: 2 * b * t * s * (dk + dv) + 1)
+    assert "expected 4 operations, got 5" in off_by_one.message
     raising = check_attention_flops(lambda *sizes: 1 / 0)
-    assert not raising.passed and "ZeroDivisionError" in raising.message
+    assert not raising.passed and "your function raised ZeroDivisionError" in raising.message
 
 
 def test_loglog_slope_recovers_the_exponent():

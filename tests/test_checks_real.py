@@ -21,11 +21,28 @@ def split_by_pair(pairs, test_fraction, seed):
 def test_the_package_split_passes():
     result = check_split_by_english(package_split)
     assert result.passed, result.message
+    assert result.message.startswith("✓ passed: 3 cases agree with a split by English sentence")
 
 
 def test_a_split_by_pair_fails_naming_a_sentence_on_both_sides():
     result = check_split_by_english(split_by_pair)
-    assert not result.passed and "on both sides" in result.message
+    assert not result.passed and result.message.startswith("✗ failed on case 1 of 3 (")
+    assert "on both sides" in result.message and "a split by pair leaks an English sentence" in result.message
+
+
+def test_an_exception_in_the_readers_split_is_a_failed_line_not_a_traceback():
+    def crashes(pairs, test_fraction, seed):
+        return pairs[: round(test_fraction * len(pairs))], pairs[None]
+
+    result = check_split_by_english(crashes)
+    assert not result.passed
+    assert result.message.startswith("✗ failed on case 1 of 3 (")
+    assert "your function raised TypeError: list indices must be integers" in result.message
+
+
+def test_a_split_that_returns_one_list_is_told_to_return_a_pair():
+    result = check_split_by_english(lambda pairs, f, s: pairs)
+    assert not result.passed and "expected a (train_pairs, test_pairs) pair, got list" in result.message
 
 
 def test_a_split_that_loses_pairs_fails():
@@ -46,3 +63,4 @@ def test_a_fraction_of_pairs_instead_of_sentences_fails():
 
     result = check_split_by_english(by_pair_count)
     assert not result.passed and "distinct English sentences" in result.message
+    assert "the fraction counts English sentences, not pairs" in result.message

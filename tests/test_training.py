@@ -181,10 +181,25 @@ def test_the_masked_cross_entropy_checker_passes_a_right_answer_and_explains_wro
 
     assert check_masked_cross_entropy(right).passed
     result = check_masked_cross_entropy(counts_padding)
-    assert not result and "padded positions counted" in result.message
-    assert not check_masked_cross_entropy(divides_by_every_position)
+    assert not result and result.message.startswith("✗ failed on case 2 of 4")
+    assert "the padded positions counted in the loss" in result.message
+    every_position = check_masked_cross_entropy(divides_by_every_position)
+    assert not every_position and "your mean divides by every position" in every_position.message
     crashed = check_masked_cross_entropy(crashes)
-    assert not crashed and "NotImplementedError" in crashed.message
+    assert not crashed and crashed.message.startswith("✗ failed on case 1 of 4")
+    assert "your function raised NotImplementedError: write me" in crashed.message
+
+
+def test_sequence_loss_takes_the_padding_id_and_defaults_to_the_vocabularies():
+    logits = torch.randn(2, 4, 7, generator=torch.Generator().manual_seed(0))
+    tgt_out = torch.tensor([[4, 5, 2, 0], [6, 2, 0, 0]])
+    loss, correct, count = sequence_loss(logits, tgt_out, pad_id=2)  # the 2s are padding now, the 0s words
+    assert count == 6
+    real = tgt_out != 2
+    expected = -torch.log_softmax(logits, -1).gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1)[real].mean()
+    torch.testing.assert_close(loss, expected)
+    assert correct == ((logits.argmax(-1) == tgt_out) & real).sum()
+    assert sequence_loss(logits, tgt_out)[2] == 5  # the default: Vocab.pad_id, 0
 
 
 @pytest.mark.parametrize("lr_decay", [False, True])

@@ -136,8 +136,18 @@ def test_checkers_pass_the_package_and_fail_common_mistakes():
 
     assert check_multihead_attention(reference_heads)
     result = check_multihead_attention(without_scaling)
-    assert not result and "differs" in str(result)
+    assert not result and str(result).startswith("✗ failed on case 1 of 3")
+    assert "your scores are not divided by sqrt(head_dim)" in str(result)
     assert check_decoder_mask(lambda tgt_mask: tgt_mask[:, None, :] & causal_mask(tgt_mask.shape[1]))
+    inverted = check_decoder_mask(lambda tgt_mask: ~(tgt_mask[:, None, :] & causal_mask(tgt_mask.shape[1])))
+    assert not inverted and str(inverted).startswith("✗ failed on case 1 of 3")
+    assert "your mask is inverted: True must mean may attend" in str(inverted)
+    # Two slips at once (inverted, and the padding ignored) match no single slip: the entries are listed.
     wrong = check_decoder_mask(lambda tgt_mask: ~causal_mask(tgt_mask.shape[1]).expand(len(tgt_mask), -1, -1))
-    assert not wrong and "case 1" in str(wrong)
-    assert not check_decoder_mask(lambda tgt_mask: causal_mask(tgt_mask.shape[1]).float())  # not boolean
+    assert not wrong and "mask differs at 9 of 9 entries, e.g. [0, 0, 0]: expected True, got False" in str(
+        wrong
+    )
+    not_boolean = check_decoder_mask(
+        lambda tgt_mask: (tgt_mask[:, None, :] & causal_mask(tgt_mask.shape[1])).float()
+    )
+    assert not not_boolean and "mask should be a boolean tensor (True = may attend)" in str(not_boolean)

@@ -1,5 +1,7 @@
 """The exercise checkers: each runs a reader's function against the package through one case runner
-(:mod:`attnbook.checks.runner`) and returns a ``CheckResult`` that says what differs."""
+(:mod:`attnbook.checks.runner`) and returns a ``CheckResult`` that says what differs, naming the classic slip
+(softmax over the wrong axis, a mask ignored or inverted, an unscaled dot product, ...) when the output shows
+one."""
 
 from attnbook.checks.attention import (
     check_additive_score,
@@ -20,6 +22,7 @@ from attnbook.checks.runner import (
     RTOL,
     Case,
     CheckResult,
+    Slip,
     compare,
     format_number,
     run_cases,
@@ -37,6 +40,7 @@ __all__ = [
     "RTOL",
     "Case",
     "CheckResult",
+    "Slip",
     "check_additive_score",
     "check_alignment_matrix",
     "check_attention_flops",

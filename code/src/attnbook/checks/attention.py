@@ -2,7 +2,9 @@
 
 Each checker takes the reader's function, calls it on several random cases (a fixed seed, several shapes,
 padding masks where masks matter), compares the output with the package's own implementation, and returns
-a :class:`CheckResult`. Nothing is printed: the result's text is what a notebook shows, and
+a :class:`CheckResult`; when the output is the package's answer with a classic slip made (softmax over the
+wrong axis, a mask ignored or inverted, no tanh, an unscaled dot product, ...), the message names the slip
+and where to look. Nothing is printed: the result's text is what a notebook shows, and
 ``assert result`` (or ``result.passed``) makes a notebook cell fail when the check does.
 
 .. code-block:: python
@@ -19,12 +21,13 @@ a :class:`CheckResult`. Nothing is printed: the result's text is what a notebook
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
 from torch import Tensor
 
-from attnbook.checks.runner import ATOL, RTOL, Case, CheckResult, compare, run_cases
+from attnbook.checks.runner import Case, CheckResult, Slip, run_cases
 from attnbook.core.alignment import alignment_matrix
 from attnbook.layers.attention import (
     BahdanauAttention,
@@ -36,6 +39,32 @@ from attnbook.layers.attention import (
 
 def _padding_mask(lengths: list[int], src_len: int) -> Tensor:
     return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(1)  # (batch, src_len), True = real token
+
+
+def _softmax_where(scores: Tensor, allowed: Tensor | None = None, dim: int = -1) -> Tensor:
+    """A slip's weights: the masked softmax of ``scores`` over ``dim``, NaN (undetermined) where a slice
+    along ``dim`` has no allowed position, since what a reader's code gives there (0, NaN or uniform
+    weights) depends on how it masks, not on the slip."""
+    scores = scores.double()
+    allowed = torch.ones_like(scores, dtype=torch.bool) if allowed is None else allowed.expand_as(scores)
+    weights = masked_softmax(scores, allowed, dim=dim)
+    return weights.masked_fill(~allowed.any(dim=dim, keepdim=True), math.nan)
+
+
+def _attend_where(weights: Tensor, values: Tensor) -> Tensor:
+    """A slip's context ``weights @ values``, NaN (undetermined) in the rows whose weights are."""
+    context = weights.nan_to_num(0.0) @ values.double()
+    return context.masked_fill(weights.isnan().any(dim=-1, keepdim=True), math.nan)
+
+
+def _undetermined_rows(expected: Tensor, rows: Tensor) -> Tensor:
+    """``expected`` with the rows (a boolean over its leading axes) undetermined: NaN."""
+    return expected.masked_fill(rows.unsqueeze(-1), math.nan)
+
+
+_SOFTMAX_TAIL = (
+    "fill the masked scores with torch.finfo(scores.dtype).min and set the masked weights to 0 after"
+)
 
 
 def _package_additive_scores(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor) -> Tensor:
@@ -82,8 +111,38 @@ def check_additive_score(fn: Callable[..., Tensor], seed: int = 0) -> CheckResul
         U = torch.randn(attn_dim, key_dim, generator=generator)
         v = torch.randn(attn_dim, generator=generator)
         inputs = (("query", query), ("keys", keys), ("W", W), ("U", U), ("v", v))
-        cases.append(Case(inputs, (("scores", _package_additive_scores(query, keys, W, U, v)),)))
+        expected = _package_additive_scores(query, keys, W, U, v)
+        cases.append(Case(inputs, (("scores", expected),), slips=_additive_slips(query, keys, W, U, v)))
     return run_cases(fn, cases, "attnbook.BahdanauAttention.scores")
+
+
+def _additive_slips(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor) -> tuple[Slip, ...]:
+    hidden = (query.double() @ W.double().T).unsqueeze(1) + keys.double() @ U.double().T  # W q + U k_j
+    v = v.double()
+    where = "look at the hidden layer: e_j = v^T tanh(W q + U k_j)"
+    return (
+        Slip(
+            "your score has no non-linearity: v^T (W q + U k_j) without the tanh, a linear function of "
+            f"the query and the key; {where}",
+            (hidden @ v,),
+        ),
+        Slip(
+            f"your hidden layer uses relu where the additive score uses tanh; {where}", (hidden.relu() @ v,)
+        ),
+        Slip(
+            f"your hidden layer uses a sigmoid where the additive score uses tanh; {where}",
+            (hidden.sigmoid() @ v,),
+        ),
+        Slip(
+            f"your tanh comes after v, tanh(v^T (W q + U k_j)), instead of inside; {where}",
+            ((hidden @ v).tanh(),),
+        ),
+        Slip(
+            "your scores sum to one over the source: you returned the softmax of the scores (the weights); "
+            "the exercise asks for the raw scores e_j, before any softmax",
+            (torch.softmax(hidden.tanh() @ v, dim=-1),),
+        ),
+    )
 
 
 def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) -> CheckResult:
@@ -105,7 +164,7 @@ def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) 
     >>> def my_masked_softmax(scores, mask):
     ...     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
     >>> print(check_masked_softmax(my_masked_softmax))  # doctest: +ELLIPSIS
-    ✗ failed on case 4 of 5 (...; a fully masked row; ...): attn_weights differs ... expected 0, got nan; ...
+    ✗ failed on case 4 of 5 (...; a fully masked row; ...): your weights in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (lengths of the unpadded rows, src_len, score scale, note)
@@ -125,8 +184,46 @@ def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) 
         mask = _padding_mask(lengths, src_len)
         expected = masked_softmax(scores.double(), mask)
         inputs = (("scores", scores), ("mask", mask))
-        cases.append(Case(inputs, (("attn_weights", expected),), note, hints.get(note, "")))
+        slips = _masked_softmax_slips(scores, mask, expected)
+        cases.append(Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""), slips))
     return run_cases(fn, cases, "attnbook.masked_softmax")
+
+
+def _mask_slips(outputs_for: Callable[[Tensor | None], tuple[Tensor, ...]], mask: Tensor) -> tuple[Slip, ...]:
+    """The two mask slips of any masked softmax: the mask ignored, the mask inverted."""
+    return (
+        Slip(
+            "your weights are not 0 at the masked positions: the mask is ignored; "
+            f"{_SOFTMAX_TAIL} the softmax",
+            outputs_for(None),
+        ),
+        Slip(
+            "your weights are 0 where the mask is True and positive where it is False: the mask is inverted "
+            "(True = may attend here, the opposite of nn.MultiheadAttention's key_padding_mask); look at "
+            "where you fill: masked_fill(~mask, ...)",
+            outputs_for(~mask),
+        ),
+    )
+
+
+def _fully_masked_slip(what: str, outputs: tuple[Tensor, ...]) -> Slip:
+    return Slip(
+        f"your {what} in a row with no position to attend to are not all 0: a softmax over a row of -inf "
+        f"is 0/0 = NaN (and over a row of the most negative float, uniform); {_SOFTMAX_TAIL} the softmax",
+        outputs,
+    )
+
+
+def _masked_softmax_slips(scores: Tensor, mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
+    return (
+        *_mask_slips(lambda allowed: (_softmax_where(scores, allowed),), mask),
+        Slip(
+            "your weights sum to one down each column, over the batch axis, not along each row over the "
+            "source positions (softmax over dim=0 instead of dim=-1); look at the axis of your softmax",
+            (_softmax_where(scores, mask, dim=0),),
+        ),
+        _fully_masked_slip("weights", (_undetermined_rows(expected, ~mask.any(dim=-1)),)),
+    )
 
 
 def check_dot_product_attention(
@@ -169,7 +266,7 @@ def check_dot_product_attention(
     ...     weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), float("-inf")), dim=-1)
     ...     return weights @ values, weights
     >>> print(check_dot_product_attention(my_attention_with_minus_inf))  # doctest: +ELLIPSIS
-    ✗ failed on case 5 of 5 (...; a fully masked row; ...): context differs ... got nan...
+    ✗ failed on case 5 of 5 (...; a fully masked row; ...): your weights and context in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (batch, tgt_len, d, value_dim, lengths)
@@ -192,9 +289,59 @@ def check_dot_product_attention(
         note = "a fully masked row" if min(lengths) == 0 else "padding" if min(lengths) < src_len else ""
         hint = fully_masked_hint if min(lengths) == 0 else ""
         inputs = (("query", query), ("keys", keys), ("values", values), ("mask", mask))
-        cases.append(Case(inputs, (("context", context), ("attn_weights", weights)), note, hint))
+        slips = _dot_product_slips(query, keys, values, mask, (context, weights), scaled)
+        cases.append(Case(inputs, (("context", context), ("attn_weights", weights)), note, hint, slips))
     reference = "attnbook.ScaledDotProductAttention" if scaled else "attnbook.LuongAttention(score='dot')"
     return run_cases(fn, cases, reference)
+
+
+def _dot_product_slips(
+    query: Tensor, keys: Tensor, values: Tensor, mask: Tensor, expected: tuple[Tensor, Tensor], scaled: bool
+) -> tuple[Slip, ...]:
+    dot = query.double() @ keys.double().transpose(1, 2)  # (batch, tgt_len, src_len)
+    d = keys.shape[-1]
+    scores = dot / math.sqrt(d) if scaled else dot
+    allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
+
+    def outputs(weights: Tensor) -> tuple[Tensor, Tensor]:
+        return _attend_where(weights, values), weights
+
+    if scaled:
+        scale_slips = [
+            Slip(
+                "your scores are not divided by sqrt(d): an unscaled dot product q·k (Luong's dot score); "
+                "scaled dot-product attention divides by the square root of keys.shape[-1]; look at the "
+                "scale of your scores",
+                outputs(_softmax_where(dot, allowed)),
+            ),
+            Slip(
+                "your scores are divided by d, not by sqrt(d); look at the scale of your scores",
+                outputs(_softmax_where(dot / d, allowed)),
+            ),
+        ]
+    else:
+        scale_slips = [
+            Slip(
+                "your scores are divided by sqrt(d): that is scaled dot-product attention; Luong's dot score "
+                "is the plain q·k",
+                outputs(_softmax_where(dot / math.sqrt(d), allowed)),
+            )
+        ]
+    fully_masked = ~mask.any(dim=-1, keepdim=True).expand(-1, query.shape[1])  # (batch, tgt_len)
+    return (
+        *scale_slips,
+        Slip(
+            "your weights sum to one over the target axis, not the source axis (softmax over dim=1 "
+            "instead of dim=-1); look at the axis of your softmax",
+            outputs(_softmax_where(scores, allowed, dim=1)),
+        ),
+        *_mask_slips(
+            lambda keep: outputs(_softmax_where(scores, None if keep is None else keep.unsqueeze(1))), mask
+        ),
+        _fully_masked_slip(
+            "weights and context", tuple(_undetermined_rows(value, fully_masked) for value in expected)
+        ),
+    )
 
 
 def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> CheckResult:
@@ -217,8 +364,37 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> Che
         scores = scale * torch.randn(src_len, generator=generator, dtype=torch.float64)
         expected = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, dim=-1), scores)
         weights = torch.softmax(scores, dim=-1).float()
-        cases.append(Case((("attn_weights", weights),), (("jacobian", expected),), note))
+        cases.append(
+            Case(
+                (("attn_weights", weights),), (("jacobian", expected),), note, slips=_jacobian_slips(weights)
+            )
+        )
     return run_cases(fn, cases, "autograd's Jacobian of torch.softmax")
+
+
+def _jacobian_slips(weights: Tensor) -> tuple[Slip, ...]:
+    a = weights.double()
+    where = "look at J = diag(a) - a a^T"
+    return (
+        Slip(
+            f"your Jacobian has only its diagonal a_i (1 - a_i): the off-diagonal entries -a_i a_j are missing; {where}",
+            (torch.diag(a * (1 - a)),),
+        ),
+        Slip(
+            f"your Jacobian has the wrong sign: a a^T - diag(a) is its negative; {where}",
+            (torch.outer(a, a) - torch.diag(a),),
+        ),
+        Slip(
+            "your Jacobian is diag(a), the derivative of exp(e_i) / (a constant): the normalisation's "
+            f"term -a a^T is missing; {where}",
+            (torch.diag(a),),
+        ),
+        Slip(
+            "you subtract a_j^2 in every row (a**2, broadcast) where the outer product a a^T belongs: "
+            f"use torch.outer(a, a); {where}",
+            (torch.diag(a) - a**2,),
+        ),
+    )
 
 
 def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], seed: int = 0) -> CheckResult:
@@ -277,26 +453,78 @@ def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], s
                     torch.tensor(-((j - centres[row]) ** 2) / (2 * sigma**2), dtype=torch.float64)
                 )
                 expected[row, j] = exps[j] / total * gaussian
-        inputs = (("scores", scores), ("mask", mask), ("centre", centre))
-        case = Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""))
-        cases.append((case, half_width))
-    return _run_with_width(fn, cases)
+        inputs = (("scores", scores), ("mask", mask), ("centre", centre), ("half_width", half_width))
+        slips = _local_slips(scores, mask, centre, half_width, expected)
+        cases.append(Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""), slips))
+    return run_cases(fn, cases, "Luong's local attention, computed position by position")
 
 
-def _run_with_width(fn: Callable[..., Tensor], cases: list[tuple[Case, int]]) -> CheckResult:
-    # Each case has its own half-width D, an int passed after the tensors.
-    results = []
-    for number, (case, half_width) in enumerate(cases, start=1):
-        result = run_cases(lambda *tensors, width=half_width: fn(*tensors, width), [case], "")
-        if not result.passed:
-            where = f"case {number} of {len(cases)} (D = {half_width}; "
-            return CheckResult(False, result.message.replace("case 1 of 1 (", where, 1))
-        results.append(result)
-    notes = list(dict.fromkeys(case.note for case, _ in cases if case.note))
-    return CheckResult(
-        True,
-        f"✓ passed: {len(cases)} random cases agree with Luong's local attention, computed position by "
-        f"position (atol={ATOL:g}, rtol={RTOL:g}), including {', '.join(notes)}.",
+def _local_weights(
+    scores: Tensor,
+    mask: Tensor | None,
+    centre: Tensor,
+    half_width: int,
+    *,
+    edges: bool = True,
+    softmax_over_window: bool = True,
+    sigma: float | None = None,
+    gaussian: bool = True,
+    renormalise: bool = False,
+) -> Tensor:
+    """Local-p weights with one step changed (the keywords), NaN in rows with nothing to attend to."""
+    positions = torch.arange(scores.shape[-1], dtype=torch.float64)
+    distance = positions - centre.double().unsqueeze(-1)  # (batch, src_len)
+    window = distance.abs() <= half_width if edges else distance.abs() < half_width
+    allowed = window if mask is None else window & mask
+    weights = _softmax_where(scores, allowed if softmax_over_window else mask)
+    weights = weights.masked_fill(~allowed & ~weights.isnan(), 0.0)
+    weights = weights.masked_fill(~allowed.any(dim=-1, keepdim=True), math.nan)
+    if gaussian:
+        sigma = half_width / 2 if sigma is None else sigma
+        weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
+    if renormalise:
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+    return weights
+
+
+def _local_slips(
+    scores: Tensor, mask: Tensor, centre: Tensor, half_width: int, expected: Tensor
+) -> tuple[Slip, ...]:
+    def local(**change: object) -> tuple[Tensor]:
+        return (_local_weights(scores, mask, centre, half_width, **change),)  # type: ignore[arg-type]
+
+    empty_window = _local_weights(scores, mask, centre, half_width).isnan().all(dim=-1)  # (batch,)
+    return (
+        Slip(
+            "your weights are the window's softmax without the Gaussian exp(-(j - p)^2 / (2 sigma^2)); "
+            "multiply the softmax by it",
+            local(gaussian=False),
+        ),
+        Slip(
+            "your weights sum to one: you renormalised after the Gaussian; local attention's weights are "
+            "the window's softmax times the Gaussian, and do not sum to one",
+            local(renormalise=True),
+        ),
+        Slip(
+            "your Gaussian is too wide: sigma = D where Luong et al. take sigma = D / 2; look at sigma",
+            local(sigma=float(half_width)),
+        ),
+        Slip(
+            "your softmax runs over the whole sentence, not the window: leave the positions outside "
+            "|j - p| <= D out before the softmax, not after it",
+            local(softmax_over_window=False),
+        ),
+        Slip(
+            "your window leaves out its edges (|j - p| < D): the window is |j - p| <= D; look at the "
+            "comparison that builds the window",
+            local(edges=False),
+        ),
+        Slip(
+            "your weights are not 0 at the padded positions inside the window: the mask is ignored; a "
+            "position must be both in the window and allowed by the mask",
+            (_local_weights(scores, None, centre, half_width),),
+        ),
+        _fully_masked_slip("weights", (_undetermined_rows(expected, empty_window),)),
     )
 
 
@@ -312,27 +540,56 @@ def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tenso
     The cases include a one-to-one diagonal, a crossing (adjective-noun reordering), a target word with two
     links, a source word used twice and a target word with no link. Returns a :class:`CheckResult`.
 
-    >>> print(check_alignment_matrix(alignment_matrix))
-    ✓ passed: 4 cases agree with attnbook.core.alignment.alignment_matrix.
+    >>> print(check_alignment_matrix(alignment_matrix))  # doctest: +ELLIPSIS
+    ✓ passed: 4 cases agree with attnbook.core.alignment.alignment_matrix (atol=1e-05, rtol=0.0001), ...
+
+    Forgetting to share a row's unit among its links is a slip the checker names:
+
+    >>> def my_alignment_matrix(links, tgt_len, src_len):
+    ...     matrix = torch.zeros(tgt_len, src_len)
+    ...     for i, j in links:
+    ...         matrix[i, j] = 1.0
+    ...     return matrix
+    >>> print(check_alignment_matrix(my_alignment_matrix))  # doctest: +ELLIPSIS
+    ✗ failed on case 3 of 4 (...): a target word with several links puts 1 on each: ...
     """
-    cases = [
+    cases = []
+    for links, tgt_len, src_len, note in [
         ([(0, 0), (1, 1), (2, 2)], 3, 3, "one-to-one"),
         ([(0, 0), (1, 2), (2, 1)], 3, 3, "a crossing"),
         ([(0, 0), (1, 1), (1, 2), (2, 2)], 3, 4, "one target word with two links, a source word used twice"),
         ([(0, 1), (2, 0)], 3, 2, "a target word with no link"),
-    ]
-    for number, (links, tgt_len, src_len, note) in enumerate(cases, start=1):
-        where = f"case {number} of {len(cases)} (links {links}, tgt_len {tgt_len}, src_len {src_len}; {note})"
-        try:
-            got = fn(list(links), tgt_len, src_len)
-        except Exception as exc:
-            return CheckResult(
-                False, f"✗ failed: your function raised {type(exc).__name__} on {where}: {exc}"
-            )
+    ]:
         expected = alignment_matrix(links, tgt_len, src_len, dtype=torch.float64)
-        problem = compare("matrix", got, expected)
-        if problem is not None:
-            return CheckResult(False, f"✗ failed on {where}: {problem}")
-    return CheckResult(
-        True, f"✓ passed: {len(cases)} cases agree with attnbook.core.alignment.alignment_matrix."
+        inputs = (("links", links), ("tgt_len", tgt_len), ("src_len", src_len))
+        cases.append(Case(inputs, (("matrix", expected),), note, slips=_alignment_slips(links, expected)))
+    return run_cases(fn, cases, "attnbook.core.alignment.alignment_matrix", random_cases=False)
+
+
+def _alignment_slips(links: list[tuple[int, int]], expected: Tensor) -> tuple[Slip, ...]:
+    ones = torch.zeros_like(expected)
+    for i, j in links:
+        ones[i, j] = 1.0
+    unlinked = ones.sum(dim=1) == 0
+    return (
+        Slip(
+            "a target word with several links puts 1 on each: each linked row shares one unit of weight "
+            "among its links; divide each row by its number of links",
+            (ones,),
+        ),
+        Slip(
+            "your columns sum to one (each source word shares its weight among the target words), not "
+            "your rows; divide each row by its own sum, matrix.sum(dim=1, keepdim=True)",
+            (ones / ones.sum(dim=0, keepdim=True).clamp_min(1.0),),
+        ),
+        Slip(
+            "your matrix is (src_len, tgt_len), the transpose: row i is target position i and column j "
+            "source position j; look at matrix[i, j]",
+            (expected.T,),
+        ),
+        Slip(
+            "the row of a target word with no link must be all zeros (dividing by its sum, 0, gives NaN): "
+            "clamp the row sums to at least 1 before dividing",
+            (_undetermined_rows(expected, unlinked),),
+        ),
     )

@@ -15,9 +15,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from attnbook.checks.runner import CheckResult
+from attnbook.checks.runner import Case, CheckResult, run_cases
 from attnbook.nmt.data import SentencePair
 
 SplitFn = Callable[[list[SentencePair], float, int], tuple[Sequence[SentencePair], Sequence[SentencePair]]]
@@ -30,6 +32,47 @@ def _case(n_sentences: int) -> list[SentencePair]:
         for version in range(1 + k % 4):
             pairs.append(SentencePair(("sentence", str(k), "."), ("phrase", str(k), f"v{version}", ".")))
     return sorted(pairs, key=lambda p: (p.target[2], p.source[1]))  # translations of one sentence far apart
+
+
+@dataclass(frozen=True)
+class _SplitRules:
+    """What a split of ``pairs`` by English sentence must satisfy, with ``test_fraction`` of them held out."""
+
+    pairs: tuple[SentencePair, ...]
+    test_fraction: float
+
+    @property
+    def n_sentences(self) -> int:
+        return len({p.source for p in self.pairs})
+
+
+def _compare_split(name: str, got: object, rules: object) -> str | None:
+    """Why ``got`` is not a split by English sentence under ``rules``, naming the classic slip."""
+    assert isinstance(rules, _SplitRules)
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        return f"expected a (train_pairs, test_pairs) pair, got {type(got).__name__}"
+    train_pairs, test_pairs = (list(side) for side in got)
+    if Counter(map(str, [*train_pairs, *test_pairs])) != Counter(map(str, rules.pairs)):
+        return (
+            f"the two sides hold {len(train_pairs)} + {len(test_pairs)} pairs; every one of the "
+            f"{len(rules.pairs)} pairs must be on exactly one side (none lost, none on both)"
+        )
+    both = {p.source for p in train_pairs} & {p.source for p in test_pairs}
+    if both:
+        shown = " ".join(sorted(both)[0])
+        return (
+            f"{len(both)} English sentence(s) are on both sides, e.g. {shown!r}: a split by pair leaks an "
+            "English sentence into both splits; choose the test's English sentences first, then put every "
+            "pair of each on its side"
+        )
+    n_test = len({p.source for p in test_pairs})
+    if abs(n_test - rules.test_fraction * rules.n_sentences) > 1:
+        return (
+            f"the test side holds {n_test} distinct English sentences, expected about "
+            f"{rules.test_fraction * rules.n_sentences:g}: the fraction counts English sentences, not pairs; "
+            "look at what you multiply test_fraction by"
+        )
+    return None
 
 
 def check_split_by_english(fn: SplitFn) -> CheckResult:
@@ -45,31 +88,19 @@ def check_split_by_english(fn: SplitFn) -> CheckResult:
     Returns:
         A :class:`~attnbook.checks.CheckResult`.
     """
+    cases = []
     for n_sentences, fraction, seed in [(40, 0.25, 0), (101, 0.1, 1), (12, 0.5, 2)]:
         pairs = _case(n_sentences)
-        note = f"{len(pairs)} pairs of {n_sentences} English sentences, test_fraction={fraction}, seed={seed}"
-        train_pairs, test_pairs = fn(list(pairs), fraction, seed)
-        if sorted(map(str, [*train_pairs, *test_pairs])) != sorted(map(str, pairs)):
-            return CheckResult(
-                False,
-                f"✗ {note}: the two sides hold {len(train_pairs)} + {len(test_pairs)} pairs; every one of the "
-                f"{len(pairs)} pairs must be on exactly one side",
-            )
-        both = {p.source for p in train_pairs} & {p.source for p in test_pairs}
-        if both:
-            shown = " ".join(sorted(both)[0])
-            return CheckResult(
-                False,
-                f"✗ {note}: {len(both)} English sentence(s) are on both sides, e.g. {shown!r}; "
-                "a test sentence's translations must all be held out with it",
-            )
-        n_test = len({p.source for p in test_pairs})
-        if abs(n_test - fraction * n_sentences) > 1:
-            return CheckResult(
-                False,
-                f"✗ {note}: the test side holds {n_test} distinct English sentences, expected about "
-                f"{fraction * n_sentences:g} (the fraction counts English sentences, not pairs)",
-            )
-    return CheckResult(
-        True, "✓ passed: every English sentence is on one side only, with all its translations"
+        label = (
+            f"{len(pairs)} pairs of {n_sentences} English sentences, test_fraction={fraction}, seed={seed}"
+        )
+        inputs = (("pairs", pairs), ("test_fraction", fraction), ("seed", seed))
+        rules = _SplitRules(tuple(pairs), fraction)
+        cases.append(Case(inputs, (("split", rules),), compare=_compare_split, label=label))
+    return run_cases(
+        fn,
+        cases,
+        "a split by English sentence (each on one side only, with all its translations, and test_fraction "
+        "of the English sentences in the test)",
+        random_cases=False,
     )

@@ -51,21 +51,22 @@ if TYPE_CHECKING:
     from attnbook.nmt.translator import Translator
 
 
-def sequence_loss(logits: Tensor, tgt_out: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+def sequence_loss(
+    logits: Tensor, tgt_out: Tensor, *, pad_id: int = Vocab.pad_id
+) -> tuple[Tensor, Tensor, Tensor]:
     """Cross-entropy over the real target tokens only; padding adds nothing to the loss or the counts.
 
     Args:
         logits: ``(batch, tgt_len, vocab)``.
-        tgt_out: ``(batch, tgt_len)`` target ids, ``<pad>`` where there is no token.
+        tgt_out: ``(batch, tgt_len)`` target ids, ``pad_id`` where there is no token.
+        pad_id: the id of the padding (the book's vocabularies use ``Vocab.pad_id``, 0).
 
     Returns:
         The mean loss per real token, the number of correctly predicted real tokens, and the number of
         real tokens (both as 0-dim tensors).
     """
-    real = tgt_out != Vocab.pad_id
-    loss = F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1), ignore_index=Vocab.pad_id
-    )
+    real = tgt_out != pad_id
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1), ignore_index=pad_id)
     correct = ((logits.argmax(dim=-1) == tgt_out) & real).sum()
     return loss, correct, real.sum()
 
