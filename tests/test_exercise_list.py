@@ -55,8 +55,9 @@ def test_a_labelled_exercise_directive_is_linked_by_its_label():
             "ex-2-1",
             "The score by hand",
             "Write `f(x)` that returns $e_j = v^\\top \\tanh(W q)$. Check it.",
+            directive=True,
         ),
-        exercise_list.Exercise(PAGE, "ex-2-2", "", "Show that the bias does nothing. Why?"),
+        exercise_list.Exercise(PAGE, "ex-2-2", "", "Show that the bias does nothing. Why?", directive=True),
     ]
     chapter = exercise_list.Chapter(PAGE, "Chapter 9", "Example", None, found)
     assert exercise_list.exercise_line(chapter, 1, found[0]) == (
@@ -147,3 +148,12 @@ def test_a_label_used_twice_is_refused(monkeypatch):
     monkeypatch.setattr(exercise_list, "find_exercises", lambda page, cells: twice)
     with pytest.raises(ValueError, match="ex-1-1"):
         exercise_list.chapters()
+
+
+def test_headings_and_lists_beside_exercise_directives_are_not_counted_twice():
+    cells = [
+        "## Exercises\n\n### Exercise 1: the score\n\n```{exercise} The score\n:label: ex-2-1\n\nWrite it.\n```",
+        "Hints:\n\n1. Use the softmax.\n2. Mind the mask.",
+    ]
+    found = exercise_list.find_exercises(PAGE, cells)
+    assert [(e.label, e.title) for e in found] == [("ex-2-1", "The score")]

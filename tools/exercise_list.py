@@ -71,6 +71,7 @@ class Exercise:
     label: str | None
     title: str
     text: str
+    directive: bool = False  # written as a sphinx-exercise directive (not a heading or a list item)
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,9 @@ def find_exercises(page: str, cells: list[str]) -> list[Exercise]:
                     gated = None
                 if name == "exercise":
                     text = _paragraphs(body)
-                    exercises.append(Exercise(page, options.get("label"), opening.group("argument"), text))
+                    exercises.append(
+                        Exercise(page, options.get("label"), opening.group("argument"), text, True)
+                    )
                 elif name == "exercise-start":
                     gated = {"options": options, "title": opening.group("argument"), "lines": []}
                 continue
@@ -233,11 +236,14 @@ def find_exercises(page: str, cells: list[str]) -> list[Exercise]:
             gated["lines"].append("")  # a cell ends a paragraph
     if gated is not None:
         exercises.append(_gated(page, gated))
-    return exercises
+    # Once a chapter has exercise directives, they are its exercises: a heading or a numbered list
+    # beside them (a heading above each block, a list of hints) is not another exercise.
+    directives = [exercise for exercise in exercises if exercise.directive]
+    return directives or exercises
 
 
 def _gated(page: str, gated: dict) -> Exercise:
-    return Exercise(page, gated["options"].get("label"), gated["title"], _paragraphs(gated["lines"]))
+    return Exercise(page, gated["options"].get("label"), gated["title"], _paragraphs(gated["lines"]), True)
 
 
 def _until_heading(lines: list[str], index: int) -> tuple[list[str], int]:
