@@ -52,11 +52,13 @@ fi
 if [ -d _build/html ]; then
   cp "_build/latex/$name.pdf" "_build/html/$name.pdf"
 fi
-# An output that has only HTML (no picture beside it) prints as its Python repr in the PDF.
-placeholders=$(pdftotext "_build/latex/$name.pdf" - 2>/dev/null | grep -c "IPython.core.display.HTML object" || true)
+# An output that has HTML but no picture beside it prints as its plain-text repr in the PDF: an
+# IPython HTML object, or one of the book's widgets (attnbook.book.widgets) as `Widget(name=...)`.
+placeholders=$(pdftotext "_build/latex/$name.pdf" - 2>/dev/null |
+  grep -cE "<IPython\.core\.display\.HTML object>|Widget\(name=" || true)
 if [ "${placeholders:-0}" -gt 0 ]; then
-  echo "=== warning: $placeholders HTML outputs without a static picture print as" \
-    "'<IPython.core.display.HTML object>' in the PDF"
+  echo "=== warning: $placeholders outputs have HTML but no static picture; the PDF prints their text" \
+    "(pdftotext _build/latex/$name.pdf - | grep -E 'HTML object>|Widget\(name=')"
 fi
 pages=$(pdfinfo "_build/latex/$name.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
 echo "=== PDF built in $(($(date +%s) - start)) s: _build/latex/$name.pdf (${pages:-?} pages," \
