@@ -1,18 +1,20 @@
 # The book's two commands (see README.md):
 #   make book   set up .venv if needed, execute the chapters that changed, build the HTML book into _build/html/
 #   make test   set up .venv if needed, run every test: ruff, the package's unit tests, the book's
-#               own guards, every chapter under nbval, the book build with warnings as errors, and
-#               every built page in headless Chromium with no network (screenshots: _build/screenshots/)
+#               own guards, every chapter under nbval, the book build and its LaTeX sources with
+#               warnings as errors, and every built page in headless Chromium with no network
+#               (screenshots: _build/screenshots/)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
 #   make gpu-check  every chapter as a plain script on the device at hand (no Jupyter needed)
+#   make pdf    the whole book as one PDF, _build/latex/attention-executed.pdf (needs TeX Live: see README)
 
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build browser gpu-check clean help
+.PHONY: book test lint unit chapters build browser latex pdf gpu-check clean help
 
 help:
-	@sed -n '1,7p' Makefile
+	@sed -n '1,9p' Makefile
 
 book:
 	@PYTHON=$(PYTHON) tools/setup_env.sh book
@@ -24,6 +26,7 @@ test:
 	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory unit
 	@tools/build_book.sh
+	@$(MAKE) --no-print-directory latex
 	@$(MAKE) --no-print-directory browser
 
 lint:
@@ -44,6 +47,19 @@ unit:
 browser:
 	@tools/install_browser.sh
 	$(BIN)/python -m pytest tests/browser
+
+# The LaTeX sources of the PDF edition, warnings as errors (no TeX needed): run after the build, it
+# takes every chapter from the cache of executed chapters that the build filled.
+latex:
+	@tools/build_pdf.sh latex
+
+# The PDF edition: the whole book typeset by XeLaTeX, with every chapter's executed outputs, from the
+# same cache of executed chapters as the HTML book. TeX Live comes from the system: tools/install_tex.sh
+# installs Debian's packages when run as root, and otherwise names them and stops.
+pdf:
+	@PYTHON=$(PYTHON) tools/setup_env.sh book
+	@tools/install_tex.sh
+	@tools/build_pdf.sh
 
 # Every chapter as a plain Python script, assertions on, on the device at hand (CUDA, then MPS, then
 # the CPU), with a table of times and the device. Needs torch and the package's dependencies only:

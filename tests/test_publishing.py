@@ -162,13 +162,15 @@ def test_test_workflow_runs_the_ci_command_on_every_push_and_pull_request():
     assert runs(job) == ["bash .ci/run"], "the workflow must run the same command as .ci/run"
 
 
-def test_pages_workflow_builds_on_main_and_deploys_build_html_with_the_official_actions():
+def test_pages_workflow_builds_the_book_and_its_pdf_on_main_and_deploys_build_html():
     workflow = read_workflow("pages.yml")
     assert workflow["on"]["push"] == {"branches": ["main"]}
     assert book_config()["repository"]["branch"] == "main"
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
 
-    assert runs(build) == ["make book"]
+    # the HTML book, then the PDF edition from the same executed chapters (make pdf copies it into
+    # _build/html, where intro.md links to it), with TeX Live installed as root first
+    assert runs(build) == ["make book", "sudo tools/install_tex.sh", "make pdf"]
     assert uses(build)[-2:] == ["actions/configure-pages", "actions/upload-pages-artifact"]
     (upload,) = [step for step in steps(build) if step.get("uses", "").startswith("actions/upload-pages")]
     assert upload["with"]["path"] == "_build/html"
