@@ -135,7 +135,7 @@ def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(note
         assert inside and all(cell["cell_type"] == "code" for cell in inside), f"{label}: code cells only"
         assert texts[index + 2].startswith("# @title Solution"), f"{label}: the solution cell comes first"
         solution_cells.update(range(index + 2, end))
-        checked = "(auto-checked)" in texts[index].splitlines()[0]
+        checked = texts[index].splitlines()[0].endswith(", auto-checked")
         after = texts[end + 1] if end + 1 < len(cells) else ""
         assert checked == bool(re.search(r"result = check_\w+\(", after)), (
             f"{label}: an auto-checked exercise, and only one, has its checker cell right after the solution"
