@@ -102,6 +102,61 @@ def test_chapter_has_exercises_with_collapsed_solutions(notebook):
         )
 
 
+# Chapters whose exercises are numbered sphinx-exercise blocks; the others still list theirs in Markdown.
+CHAPTERS_WITH_NUMBERED_EXERCISES = [path for path in NUMBERED_CHAPTERS if int(path.name[:2]) <= 5]
+
+
+def exercise_label(text: str) -> str | None:
+    match = re.match(r"```\{exercise\}[^\n]*\n:label: (\S+)\n", text)
+    return match.group(1) if match else None
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS_WITH_NUMBERED_EXERCISES, ids=lambda path: path.name)
+def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(notebook):
+    """Each exercise is an `exercise` block labelled ex-<chapter>-<n>, numbered from 1 in order; right after
+    it comes its solution, a gated `solution-start` ... `solution-end` block folded as a dropdown whose code
+    cells are the '# @title Solution' cells (so that they execute in the build); then, for an auto-checked
+    exercise, the visible cell that runs the package's checker on the solution's function."""
+    cells = load_cells(notebook)
+    chapter = int(notebook.name[:2])
+    texts = [source(cell) for cell in cells]
+    starts = [index for index, text in enumerate(texts) if text.startswith("```{exercise}")]
+    assert starts, f"{notebook.name}: no exercise blocks"
+    labels = [exercise_label(texts[index]) for index in starts]
+    assert labels == [f"ex-{chapter}-{n}" for n in range(1, len(starts) + 1)], labels
+    solution_cells = set()
+    for index, label in zip(starts, labels, strict=True):
+        assert texts[index].rstrip().endswith("```"), f"{label}: the exercise block is not closed in its cell"
+        assert texts[index + 1] == f"```{{solution-start}} {label}\n:class: dropdown\n```", (
+            f"{label}: the next cell must open its folded solution"
+        )
+        end = next(i for i in range(index + 2, len(cells)) if texts[i].startswith("```{solution-end}"))
+        inside = cells[index + 2 : end]
+        assert inside and all(cell["cell_type"] == "code" for cell in inside), f"{label}: code cells only"
+        assert texts[index + 2].startswith("# @title Solution"), f"{label}: the solution cell comes first"
+        solution_cells.update(range(index + 2, end))
+        checked = texts[index].splitlines()[0].endswith(", auto-checked")
+        after = texts[end + 1] if end + 1 < len(cells) else ""
+        assert checked == bool(re.search(r"result = check_\w+\(", after)), (
+            f"{label}: an auto-checked exercise, and only one, has its checker cell right after the solution"
+        )
+        if checked:
+            assert "assert result.passed" in after, f"{label}: the checker's verdict must fail the chapter"
+    unplaced = [
+        index
+        for index, text in enumerate(texts)
+        if text.startswith("# @title Solution") and index not in solution_cells
+    ]
+    assert not unplaced, f"{notebook.name}: solution cells {unplaced} stand outside a solution block"
+
+
+def test_the_book_loads_the_exercise_and_proof_extensions():
+    extensions = book_config()["sphinx"]["extra_extensions"]
+    assert {"sphinx_exercise", "sphinx_proof"} <= set(extensions)
+    requirements = (REPO_ROOT / "requirements.txt").read_text()
+    assert "sphinx-exercise" in requirements and "sphinx-proof" in requirements
+
+
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)
 def test_chapter_imports_the_package_and_redefines_none_of_its_classes(notebook):
     import attnbook
