@@ -131,6 +131,8 @@
   function draw(result) {
     output.textContent = result.text;
     root.dataset.tokens = JSON.stringify(result.target);
+    // The ids the search produced, <eos> included when it ended the sentence (for tests).
+    root.dataset.ids = JSON.stringify(result.finished ? result.ids.concat([2]) : result.ids);
     unknown.textContent = "";
     if (result.unknown.length) {
       unknown.append(
@@ -174,6 +176,7 @@
       unknown.textContent = "";
       output.textContent = "";
       delete root.dataset.tokens;
+      delete root.dataset.ids;
       if (result.error === "empty") {
         setStatus("The box is empty: type an English sentence.", "empty");
       } else if (result.error === "too long") {
