@@ -51,9 +51,7 @@ from attnbook.nmt.export import (
     EXPORT_FORMAT,
     TranslatorExport,
     export_translator,
-    load_shipped_translator,
     read_export,
-    shipped_translator_path,
 )
 from attnbook.nmt.grammar import (
     CATEGORIES,
@@ -185,7 +183,6 @@ __all__ = [
     "head_alignment_accuracy",
     "iterate_batches",
     "length_bucket",
-    "load_shipped_translator",
     "load_tatoeba",
     "make_batch",
     "make_splits",
@@ -198,7 +195,6 @@ __all__ = [
     "score_translations",
     "sequence_loss",
     "shipped_path",
-    "shipped_translator_path",
     "sinusoidal_positions",
     "teacher_forced_attention",
     "tokenize_english",

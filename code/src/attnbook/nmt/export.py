@@ -27,8 +27,6 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -217,26 +215,3 @@ def read_export(path: str | Path) -> TranslatorExport:
         size=len(raw),
         info=header.get("info", {}),
     )
-
-
-SHIPPED = "translator-tatoeba.js"
-"""The file name, in the package's data, of the shipped model (``train --corpus tatoeba``, exported)."""
-
-
-def shipped_translator_path() -> Traversable:
-    """The shipped model's export: the command line's default real-data run, trained once and exported.
-
-    Its header's ``info`` records the command, the package and library versions and the held-out scores
-    of that run. ``python -m attnbook translate`` uses it when no ``--checkpoint`` is given.
-    """
-    return resources.files("attnbook").joinpath("data", SHIPPED)
-
-
-def load_shipped_translator(device: torch.device | str = "cpu") -> Translator:
-    """The shipped model as a PyTorch :class:`~attnbook.nmt.translator.Translator` (the page's weights).
-
-    Raises:
-        FileNotFoundError: the package was installed without its data.
-    """
-    with resources.as_file(shipped_translator_path()) as path:
-        return read_export(path).to_translator(device)
