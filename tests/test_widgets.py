@@ -5,6 +5,7 @@ What the widgets do in a browser (hover, sliders, keys) is tested in tests/brows
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
@@ -18,10 +19,12 @@ from attnbook.book.widgets import (
     DECIMALS,
     MAX_BYTES,
     DecoderRun,
+    TranslationExample,
     Widget,
     attention_widget,
     curve_slider,
     decoder_stepper,
+    translator_widget,
     weights_slider,
 )
 
@@ -212,3 +215,66 @@ def test_too_large_a_widget_is_refused():
     grid = np.linspace(0, 1, 1000)
     with pytest.raises(ValueError, match=f"over the limit of {MAX_BYTES:,}"):
         curve_slider(grid, np.random.default_rng(0).random((20, 1000)), np.arange(20))
+
+
+# --- the static figure beside the HTML (what a PDF shows) ------------------------------------------------
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+@pytest.mark.parametrize("widget", every_widget(), ids=lambda w: w.kind)
+def test_widget_output_carries_its_html_and_a_small_png(widget):
+    bundle = widget._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "image/png"}
+    assert bundle["text/html"] == widget.html
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(PNG_SIGNATURE)
+    width, height = png_size(png)
+    assert 100 < width <= 1400 and 50 < height <= 1200, (width, height)  # 100 dpi: at most 14 x 12 inches
+    assert len(png) < 120_000
+
+
+def test_matrix_png_is_drawn_from_the_same_numbers():
+    light = attention_widget(np.eye(3), ["a", "b", "c"], ["x", "y", "z"]).png
+    other = attention_widget(np.eye(3)[::-1].copy(), ["a", "b", "c"], ["x", "y", "z"]).png
+    assert light != other  # the picture changes with the weights, not only with the labels
+
+
+# --- the translator box (its behaviour in a browser: tests/browser/test_translator.py) -------------------
+
+
+def test_translator_widget_has_its_roles_and_loads_no_weights_with_the_page():
+    widget = translator_widget("../model.js", size=3_000_000, name="translator")
+    assert widget.name == "aw-translator" and widget.kind == "translator"
+    elements = parse(widget)
+    roots = [attrs for tag, attrs in elements.tags if "attn-translator" in attrs.get("class", "").split()]
+    assert [root["id"] for root in roots] == ["aw-translator"]
+    assert not [attrs for tag, attrs in elements.tags if tag == "script" and "src" in attrs]
+    data = embedded(widget)
+    assert (data["kind"], data["src"], data["megabytes"]) == ("translator", "../model.js", "3.0")
+    assert widget.html.isascii() and widget.size < 60_000
+    assert "attention-widget" not in roots[0]["class"]  # its figures are widgets, the box is not
+
+
+def test_translator_png_shows_the_example_or_a_note():
+    example = TranslationExample(
+        ["i", "am", "cold", ".", "<eos>"], ["j'", "ai", "froid", ".", "<eos>"], np.eye(5)
+    )
+    with_example = translator_widget("m.js", size=10, example=example, name="t").png
+    note = translator_widget("m.js", size=10, name="t").png
+    assert with_example.startswith(PNG_SIGNATURE) and note.startswith(PNG_SIGNATURE)
+    assert png_size(with_example)[1] > png_size(note)[1]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [({"src": "", "size": 10}, "src must be the URL"), ({"src": "m.js", "size": 0}, "size must be")],
+)
+def test_translator_widget_bad_arguments_give_a_clear_error(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        translator_widget(**arguments)

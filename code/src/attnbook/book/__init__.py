@@ -15,10 +15,12 @@ from attnbook.book.widgets import (
     DECIMALS,
     MAX_BYTES,
     DecoderRun,
+    TranslationExample,
     Widget,
     attention_widget,
     curve_slider,
     decoder_stepper,
+    translator_widget,
     weights_slider,
 )
 
@@ -29,6 +31,7 @@ __all__ = [
     "MAX_BYTES",
     "DecoderRun",
     "SourceListing",
+    "TranslationExample",
     "Widget",
     "attention_heatmap",
     "attention_widget",
@@ -37,5 +40,6 @@ __all__ = [
     "glue",
     "set_book_style",
     "show_source",
+    "translator_widget",
     "weights_slider",
 ]

@@ -1,8 +1,9 @@
 """Interactive attention figures as self-contained HTML: no library, no CDN, no server, no kernel.
 
 Each function returns a :class:`Widget`, whose ``_repr_html_`` is one ``<div class="attention-widget">``
-holding its data (as JSON), a small style sheet and a small inline script. A notebook, Colab and the
-HTML book all show it as it is, online or offline:
+holding its data (as JSON), the style sheet ``widgets.css`` and the script ``widgets.js`` of this
+package (readable files, embedded inline). A notebook, Colab and the HTML book all show it as it is,
+online or offline:
 
 - :func:`attention_widget`: a weight matrix with tokens on both axes (source on x, target on y). Hover
   or arrow-key over a cell to read its target word, source word and weight (and score); hover a target
@@ -20,13 +21,17 @@ dark mode, with fallbacks where the theme is absent (Colab, Jupyter).
 
 from __future__ import annotations
 
+import base64
+import functools
 import hashlib
 import html
+import io
 import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -38,30 +43,47 @@ MAX_BYTES = 50_000
 DECIMALS = 4
 """Weights, scores and curves are embedded rounded to this many decimals (the widgets show three)."""
 
+PNG_DPI = 100
+"""The resolution of a widget's static figure (:attr:`Widget.png`): small enough to keep notebooks light."""
+
 ArrayLike = torch.Tensor | np.ndarray | Sequence[Any]
 
 
 @dataclass(frozen=True)
 class Widget:
-    """One interactive figure, rendered as self-contained HTML.
+    """One interactive figure, rendered as self-contained HTML, with a static picture of the same numbers.
+
+    A notebook gets both from :meth:`_repr_mimebundle_`: ``text/html`` (the interactive figure, which the
+    web page shows) and ``image/png`` (a static figure drawn from the same data, which a PDF or any
+    front end without JavaScript shows).
 
     Attributes:
         name: the element id of the widget's root (``attention-widget`` is its class).
-        kind: ``"matrix"``, ``"stepper"``, ``"slider"`` or ``"curve"``.
+        kind: ``"matrix"``, ``"stepper"``, ``"slider"``, ``"curve"`` or ``"translator"``.
         html: the whole output: a ``<style>``, the root ``<div>`` with its data and its script.
+        data: the numbers and labels the widget shows (what its JSON holds); the PNG is drawn from them.
     """
 
     name: str
     kind: str
     html: str
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
         """The size of the HTML in bytes (UTF-8)."""
         return len(self.html.encode("utf-8"))
 
+    @property
+    def png(self) -> bytes:
+        """The static figure as PNG bytes (drawn at :data:`PNG_DPI` dots per inch)."""
+        return _static_png(self.kind, self.data)
+
     def _repr_html_(self) -> str:
         return self.html
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.html, "image/png": base64.b64encode(self.png).decode("ascii")}
 
     def __repr__(self) -> str:
         return f"Widget(name={self.name!r}, kind={self.kind!r}, size={self.size:,} bytes)"
@@ -150,14 +172,14 @@ def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Wid
     caption_html = f'<div class="aw-caption">{_ascii_html(caption)}</div>' if caption else ""
     label = _ascii_html(caption or f"interactive attention figure ({kind})")
     document = (
-        f"<style>{_CSS}</style>"
+        f"<style>{_asset('widgets.css')}</style>"
         f'<div class="attention-widget" id="{element_id}" data-kind="{kind}" role="figure" aria-label="{label}">'
         f'<div class="aw-body">Interactive figure: it needs JavaScript.</div>{caption_html}'
         f'<script type="application/json" class="aw-data">{payload}</script>'
-        f"<script>{_JS.replace('__AW_ID__', element_id)}</script></div>"
+        f"<script>{_asset('widgets.js').replace('__AW_ID__', element_id)}</script></div>"
     )
     assert document.isascii()  # the page's declared encoding cannot garble it
-    widget = Widget(element_id, kind, document)
+    widget = Widget(element_id, kind, document, {"kind": kind, **data})
     if widget.size > MAX_BYTES:
         raise ValueError(
             f"the {kind} widget takes {widget.size:,} bytes, over the limit of {MAX_BYTES:,}: "
@@ -385,175 +407,191 @@ def curve_slider(
     return _render("curve", data, name, caption)
 
 
-# The style sheet: the theme's variables (pydata-sphinx-theme, light and dark) with fallbacks elsewhere.
-# The widget paints its own background: in dark mode the theme puts HTML outputs on a light panel.
-_CSS = """
-.attention-widget{--aw-fg:var(--pst-color-text-base,#222);--aw-muted:var(--pst-color-text-muted,#666);
---aw-bg:var(--pst-color-background,#fff);--aw-line:var(--pst-color-border,#bbb);
---aw-accent:var(--pst-color-primary,#1f6fb2);--aw-cell:2.7em;color:var(--aw-fg);background:var(--aw-bg);
-padding:0.5em;border-radius:4px;margin:0.5em 0 1em;max-width:100%;overflow-x:auto;font-size:0.9em;line-height:1.3}
-.attention-widget .aw-grid{display:inline-grid;gap:1px;align-items:end;padding:4px}
-.attention-widget .aw-grid:focus-visible,.attention-widget svg:focus-visible,.attention-widget input:focus-visible,
-.attention-widget button:focus-visible{outline:2px solid var(--aw-accent);outline-offset:2px}
-.attention-widget .aw-cell{height:1.9em;display:flex;align-items:center;justify-content:center;
-font-size:0.8em;font-variant-numeric:tabular-nums;cursor:crosshair}
-.attention-widget .aw-cell.aw-row{box-shadow:inset 0 0 0 1px var(--aw-accent)}
-.attention-widget .aw-cell.aw-on{box-shadow:inset 0 0 0 3px var(--aw-accent)}
-.attention-widget .aw-ylabel{text-align:right;padding-right:0.4em;align-self:center;white-space:nowrap;cursor:pointer}
-.attention-widget .aw-ylabel.aw-on,.attention-widget .aw-xlabel.aw-on{color:var(--aw-accent);font-weight:bold}
-.attention-widget .aw-xlabel{writing-mode:vertical-rl;transform:rotate(180deg);justify-self:center;
-white-space:nowrap;padding-top:0.3em}
-.attention-widget .aw-barcell{height:3.2em;display:flex;flex-direction:column;justify-content:flex-end;
-align-items:center;border-bottom:1px solid var(--aw-line)}
-.attention-widget .aw-bar{width:70%;background:var(--aw-accent);min-height:0}
-.attention-widget .aw-num{font-size:0.75em;font-variant-numeric:tabular-nums;color:var(--aw-muted);text-align:center}
-.attention-widget .aw-muted{color:var(--aw-muted);font-size:0.85em}
-.attention-widget .aw-readout{min-height:1.5em;margin:0.3em 0;font-variant-numeric:tabular-nums}
-.attention-widget .aw-field{margin-right:1.2em;white-space:nowrap}
-.attention-widget .aw-key{color:var(--aw-muted);margin-right:0.3em}
-.attention-widget .aw-value{font-weight:bold}
-.attention-widget .aw-controls{display:flex;flex-wrap:wrap;gap:0.6em;align-items:center;margin:0.3em 0}
-.attention-widget input[type=range]{width:16em;accent-color:var(--aw-accent)}
-.attention-widget button{font:inherit;color:var(--aw-fg);background:var(--aw-bg);border:1px solid var(--aw-line);
-border-radius:4px;padding:0.1em 0.6em;cursor:pointer}
-.attention-widget button[aria-pressed=true]{border-color:var(--aw-accent);color:var(--aw-accent);font-weight:bold}
-.attention-widget .aw-query{display:flex;gap:1px;flex-wrap:wrap;align-items:center}
-.attention-widget .aw-query span{width:0.7em;height:1.1em;border:1px solid var(--aw-line)}
-.attention-widget .aw-caption{color:var(--aw-muted);font-size:0.95em;margin-top:0.4em;max-width:44em}
-.attention-widget svg{display:block;max-width:100%;height:auto;color:var(--aw-fg)}
-""".replace("\n", "")
+@dataclass(frozen=True)
+class TranslationExample:
+    """One translation, drawn as the translator's static figure (what a PDF shows in its place).
 
-# The script: reads the JSON next to it and builds the figure inside its own root, found through
-# document.currentScript (an id is the fallback), so that two widgets on a page never mix.
-_JS = r"""
-(function(root){
-if(!root||root.dataset.ready)return;root.dataset.ready="1";
-const d=JSON.parse(root.querySelector("script.aw-data").textContent);
-const body=root.querySelector(".aw-body");body.textContent="";
-const el=(tag,cls,text)=>{const e=document.createElement(tag);if(cls)e.className=cls;
-if(text!==undefined)e.textContent=text;return e;};
-const STOPS=["#faebdd","#f6bb97","#f4865e","#ec4a3e","#ca1a50","#951c5b","#601f52","#2e1739","#03051a"]
-.map(h=>[1,3,5].map(i=>parseInt(h.slice(i,i+2),16)));
-const colour=w=>{const t=Math.max(0,Math.min(1,w))*(STOPS.length-1),i=Math.min(Math.floor(t),STOPS.length-2),
-f=t-i;return "rgb("+STOPS[i].map((c,k)=>Math.round(c+(STOPS[i+1][k]-c)*f)).join(",")+")";};
-const fmt=v=>v===null||v===undefined?"−∞":v.toFixed(3);
-const readout=el("div","aw-readout");readout.setAttribute("aria-live","polite");
-const show=fields=>{readout.textContent="";for(const [key,value] of fields){const f=el("span","aw-field");
-f.dataset.field=key;f.append(el("span","aw-key",key),el("span","aw-value",value));readout.append(f);}};
-const slider=(n,label,onchange)=>{const box=el("div","aw-controls"),input=el("input"),text=el("span","aw-step");
-input.type="range";input.min=0;input.max=n-1;input.step=1;input.value=0;input.setAttribute("aria-label",label);
-input.addEventListener("input",()=>onchange(+input.value));box.append(input,text);
-root.addEventListener("keydown",e=>{if(e.target===input||e.target.tagName==="svg")return;
-const k={ArrowRight:1,ArrowUp:1,ArrowLeft:-1,ArrowDown:-1}[e.key];if(!k)return;e.preventDefault();
-input.value=Math.max(0,Math.min(+input.max,+input.value+k));onchange(+input.value);});
-return {box,input,text};};
-function bars(src,row,scores,hoverLabel){
-const grid=el("div","aw-grid");grid.style.gridTemplateColumns="auto repeat("+src.length+",var(--aw-cell))";
-const scoreCells=[],barCells=[],nums=[],labels=[];
-if(scores){grid.append(el("div","aw-ylabel aw-muted","score"));
-src.forEach(()=>{const c=el("div","aw-num");scoreCells.push(c);grid.append(c);});}
-grid.append(el("div","aw-ylabel aw-muted","weight"));
-src.forEach((s,j)=>{const c=el("div","aw-barcell"),n=el("span","aw-num"),b=el("div","aw-bar");c.dataset.col=j;
-c.append(n,b);barCells.push(b);nums.push(n);grid.append(c);});
-grid.append(el("div"));src.forEach((s,j)=>{const l=el("div","aw-xlabel",s);l.dataset.col=j;labels.push(l);grid.append(l);});
-let current=null;
-const draw=(weights,sc)=>{current={weights,sc};weights.forEach((w,j)=>{barCells[j].style.height=(100*w).toFixed(1)+"%";
-nums[j].textContent=w.toFixed(2);if(scores)scoreCells[j].textContent=sc?(sc[j]===null?"−∞":sc[j].toFixed(2)):"";});};
-grid.addEventListener("mouseover",e=>{const t=e.target.closest("[data-col]");if(!t||!current)return;const j=+t.dataset.col;
-labels.forEach((l,k)=>l.classList.toggle("aw-on",k===j));
-const f=[["source",src[j]],["weight",fmt(current.weights[j])]];if(current.sc)f.push(["score",fmt(current.sc[j])]);
-show(hoverLabel().concat(f));});
-return {grid,draw};}
-function matrix(){
-const S=d.src.length,T=d.tgt.length,grid=el("div","aw-grid");grid.tabIndex=0;
-grid.setAttribute("aria-label","attention weights: arrow keys move between cells");
-grid.style.gridTemplateColumns="auto repeat("+S+",var(--aw-cell))";
-const cells=[],ylabels=[],barCells=[],nums=[],xlabels=[];
-d.tgt.forEach((t,i)=>{const y=el("div","aw-ylabel",t);y.dataset.row=i;ylabels.push(y);grid.append(y);cells.push([]);
-d.src.forEach((s,j)=>{const w=d.weights[i][j],c=el("div","aw-cell",S<=12?w.toFixed(2):"");c.dataset.row=i;c.dataset.col=j;
-c.style.background=colour(w);c.style.color=w>0.45?"#fff":"#111";cells[i].push(c);grid.append(c);});});
-grid.append(el("div","aw-ylabel aw-muted","row"));
-d.src.forEach(()=>{const c=el("div","aw-barcell"),n=el("span","aw-num"),b=el("div","aw-bar");c.append(n,b);
-barCells.push(b);nums.push(n);grid.append(c);});
-grid.append(el("div","aw-ylabel aw-muted","target ↑ source →"));
-d.src.forEach(s=>{const x=el("div","aw-xlabel",s);xlabels.push(x);grid.append(x);});
-let ai=-1,aj=-1;
-const activate=(i,j)=>{ai=i;aj=j;cells.forEach((r,k)=>r.forEach((c,l)=>{c.classList.toggle("aw-row",k===i);
-c.classList.toggle("aw-on",k===i&&l===j);}));ylabels.forEach((y,k)=>y.classList.toggle("aw-on",k===i));
-xlabels.forEach((x,l)=>x.classList.toggle("aw-on",l===j));
-d.weights[i].forEach((w,l)=>{barCells[l].style.height=(100*w).toFixed(1)+"%";nums[l].textContent=w.toFixed(2);});
-const f=[["target",d.tgt[i]]];if(j>=0){f.push(["source",d.src[j]],["weight",fmt(d.weights[i][j])]);
-if(d.scores)f.push(["score",fmt(d.scores[i][j])]);}show(f);};
-grid.addEventListener("mouseover",e=>{const t=e.target.closest("[data-row]");if(!t)return;
-activate(+t.dataset.row,t.dataset.col===undefined?-1:+t.dataset.col);});
-grid.addEventListener("focus",()=>{if(ai<0)activate(0,0);});
-grid.addEventListener("keydown",e=>{const m={ArrowUp:[-1,0],ArrowDown:[1,0],ArrowLeft:[0,-1],ArrowRight:[0,1]}[e.key];
-if(!m)return;e.preventDefault();activate(Math.max(0,Math.min(T-1,Math.max(ai,0)+m[0])),
-Math.max(0,Math.min(S-1,Math.max(aj,0)+m[1])));});
-show([["hover a cell or a target word","(or focus the matrix and use the arrow keys)"]]);
-body.append(grid,readout);}
-function stepper(){
-let r=0,step=0;const runs=d.runs,head=el("div","aw-controls"),emitted=el("div","aw-controls"),
-query=el("div","aw-controls");
-const b=bars(d.src,null,runs.some(x=>x.scores),()=>[["step",String(step+1)],["emits",runs[r].emitted[step]]]);
-const s=slider(Math.max(...runs.map(x=>x.weights.length)),"decoder step",i=>go(i));
-const toggles=runs.length>1?runs.map((run,k)=>{const t=el("button",null,run.label);t.type="button";
-t.addEventListener("click",()=>{r=k;go(step);});head.append(t);return t;}):[];
-const go=i=>{const run=runs[r],T=run.weights.length;step=Math.max(0,Math.min(T-1,i));s.input.max=T-1;
-s.input.value=step;s.text.textContent="step "+(step+1)+" of "+T;toggles.forEach((t,k)=>t.setAttribute("aria-pressed",k===r));
-emitted.textContent="";emitted.append(el("span","aw-key","emits"),el("span","aw-value",run.emitted[step]));
-query.textContent="";if(run.queries){const q=run.queries[step],top=Math.max(1e-9,...run.queries.flat().map(Math.abs)),
-strip=el("div","aw-query");q.forEach(v=>{const c=el("span");const a=Math.abs(v)/top;
-c.style.background=v>=0?"rgba(202,26,80,"+a.toFixed(3)+")":"rgba(31,111,178,"+a.toFixed(3)+")";c.title=v.toFixed(3);
-strip.append(c);});query.append(el("span","aw-key","query ("+q.length+" numbers; red +, blue −)"),strip);}
-b.draw(run.weights[step],run.scores?run.scores[step]:null);readout.textContent="";
-root.dataset.step=step;};
-body.append(head,s.box,query,b.grid,emitted,readout);go(0);}
-function weightSlider(){
-let frame=0;const label=()=>d.parameter+" = "+d.values[frame];
-const b=bars(d.src,null,false,()=>[[d.parameter,String(d.values[frame])]]);
-const s=slider(d.values.length,d.parameter,i=>go(i));
-const go=i=>{frame=i;s.input.value=i;s.text.textContent=label();b.draw(d.weights[i],null);readout.textContent="";
-root.dataset.step=i;};body.append(s.box,b.grid,readout);go(0);}
-function curve(){
-const NS="http://www.w3.org/2000/svg",W=600,H=280,L=60,R=12,TP=10,B=36;
-const svgEl=(tag,attrs,parent)=>{const e=document.createElementNS(NS,tag);for(const k in attrs)e.setAttribute(k,attrs[k]);
-if(parent)parent.append(e);return e;};
-const ys=d.curves.flat().concat(d.reference||[],d.points?d.points[1]:[]);
-const x0=d.x[0],x1=d.x[d.x.length-1],y0=Math.min(...ys),y1=Math.max(...ys);
-const px=x=>L+(x-x0)/(x1-x0)*(W-L-R),py=y=>H-B-(y-y0)/(y1-y0||1)*(H-TP-B);
-const svg=svgEl("svg",{viewBox:"0 0 "+W+" "+H,width:W,height:H,tabindex:0,role:"img",
-"aria-label":"curves: hover or use the arrow keys to read a value"});
-svgEl("path",{d:"M"+L+" "+TP+"V"+(H-B)+"H"+(W-R),fill:"none",stroke:"currentColor","stroke-opacity":0.5},svg);
-[[x0,0],[(x0+x1)/2,0],[x1,0]].forEach(([x])=>{svgEl("text",{x:px(x),y:H-B+16,"text-anchor":"middle","font-size":12,
-fill:"currentColor"},svg).textContent=+x.toFixed(2);});
-[y0,(y0+y1)/2,y1].forEach(y=>{svgEl("text",{x:L-6,y:py(y)+4,"text-anchor":"end","font-size":12,fill:"currentColor"},svg)
-.textContent=+y.toFixed(2);});
-svgEl("text",{x:(L+W-R)/2,y:H-4,"text-anchor":"middle","font-size":13,fill:"currentColor"},svg).textContent=d.xLabel;
-svgEl("text",{x:12,y:TP+(H-TP-B)/2,"text-anchor":"middle","font-size":13,fill:"currentColor",
-transform:"rotate(-90 12 "+(TP+(H-TP-B)/2)+")"},svg).textContent=d.yLabel;
-const line=v=>v.map((y,k)=>px(d.x[k]).toFixed(1)+","+py(y).toFixed(1)).join(" ");
-if(d.reference)svgEl("polyline",{points:line(d.reference),fill:"none",stroke:"currentColor","stroke-opacity":0.6,
-"stroke-dasharray":"5 4"},svg);
-if(d.points)d.points[0].forEach((x,k)=>svgEl("circle",{cx:px(x).toFixed(1),cy:py(d.points[1][k]).toFixed(1),r:2.6,
-fill:"currentColor","fill-opacity":0.7},svg));
-const fit=svgEl("polyline",{fill:"none",stroke:"var(--aw-accent)","stroke-width":2.2},svg);
-const guide=svgEl("line",{y1:TP,y2:H-B,stroke:"var(--aw-accent)","stroke-opacity":0.5,visibility:"hidden"},svg);
-const dot=svgEl("circle",{r:4.5,fill:"var(--aw-accent)",visibility:"hidden"},svg);
-let frame=0,probe=-1;
-const s=slider(d.values.length,d.parameter,i=>go(i));
-const read=k=>{probe=k;const x=px(d.x[k]),y=py(d.curves[frame][k]);for(const e of [guide,dot])e.setAttribute("visibility","visible");
-guide.setAttribute("x1",x);guide.setAttribute("x2",x);dot.setAttribute("cx",x);dot.setAttribute("cy",y);
-show([[d.parameter,String(d.values[frame])],[d.xLabel,fmt(d.x[k])],[d.yLabel,fmt(d.curves[frame][k])]]);
-readout.dataset.index=k;};
-const go=i=>{frame=i;s.input.value=i;s.text.textContent=d.parameter+" = "+d.values[i];
-fit.setAttribute("points",line(d.curves[i]));root.dataset.step=i;if(probe>=0)read(probe);};
-svg.addEventListener("mousemove",e=>{const box=svg.getBoundingClientRect(),x=x0+((e.clientX-box.left)*W/box.width-L)
-/(W-L-R)*(x1-x0);let k=0;d.x.forEach((v,m)=>{if(Math.abs(v-x)<Math.abs(d.x[k]-x))k=m;});read(k);});
-svg.addEventListener("keydown",e=>{const m={ArrowRight:1,ArrowLeft:-1}[e.key];if(!m)return;e.preventDefault();
-read(Math.max(0,Math.min(d.x.length-1,(probe<0?0:probe)+m)));});
-show([["hover the plot","(or focus it and use the arrow keys)"]]);body.append(s.box,svg,readout);go(0);}
-({matrix,stepper,slider:weightSlider,curve})[d.kind]();
-})((document.currentScript&&document.currentScript.closest(".attention-widget"))||document.getElementById("__AW_ID__"));
-""".strip()
-_JS = re.sub(r"[^\x00-\x7f]", lambda m: f"\\u{ord(m.group()):04x}", _JS)  # inside string literals only
+    Attributes:
+        source: the ``S`` source tokens as the model read them (``<eos>`` last).
+        target: the ``T`` target tokens it wrote (``<eos>`` last when it ended the sentence).
+        weights: ``(T, S)`` attention weights.
+        sentence: the sentence as typed, for the figure's title.
+    """
+
+    source: Sequence[str]
+    target: Sequence[str]
+    weights: ArrayLike
+    sentence: str = ""
+
+
+def translator_widget(
+    src: str,
+    *,
+    size: int,
+    example: TranslationExample | None = None,
+    placeholder: str = "I am cold.",
+    name: str | None = None,
+    caption: str | None = None,
+) -> Widget:
+    """A text box that translates in the page with the model whose weights file is at ``src``.
+
+    The page runs the model itself (``seq2seq.js``, the forward pass and searches of ``attnbook.nmt``).
+    The weights, a file written by ``attnbook.nmt.export_translator``, are not in the page: the widget
+    loads them with a ``<script>`` element the first time the reader focuses the box, so a page opened
+    from the disk works offline and stays light until then. The reader types English and presses Enter
+    (or chooses greedy search or a beam of 4) and sees the French, the words the model did not know,
+    each ``<unk>`` replaced through attention, the attention matrix and a decoder stepper.
+
+    Args:
+        src: the URL of the weights file, relative to the page (e.g. ``"../translator.js"``).
+        size: the weights file's size in bytes (the box says how much it will load).
+        example: a translation drawn as the static figure (PDF); ``None`` draws a note instead.
+        placeholder: the example sentence shown in the empty box.
+        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        caption: a sentence shown under the box.
+
+    Returns:
+        A :class:`Widget` of kind ``"translator"``: its root has the class ``attn-translator``, the
+        text box ``data-role="source"`` and the translation ``data-role="output"``.
+
+    Raises:
+        ValueError: ``src`` is empty or ``size`` is not positive.
+    """
+    if not isinstance(src, str) or not src.strip():
+        raise ValueError(f"src must be the URL of the weights file, got {src!r}")
+    if size < 1:
+        raise ValueError(f"size must be the weights file's size in bytes (positive), got {size}")
+    megabytes = f"{size / 1e6:.1f}"
+    data: dict[str, Any] = {
+        "kind": "translator",
+        "src": src,
+        "megabytes": megabytes,
+        "placeholder": placeholder,
+        "intro": f"Type an English sentence and press Enter. The model ({megabytes} MB) loads when you "
+        "first click or tab into the box.",
+        "ready": "Type an English sentence and press Enter.",
+        "failed": f"The model could not be loaded from {src}: this translator runs in the book's web "
+        "pages (online or opened from the disk). In a notebook, translate with Python instead.",
+    }
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    if name is None:
+        element_id = "aw-translator-" + hashlib.sha1(f"{payload}\0{caption}".encode()).hexdigest()[:10]
+    else:
+        element_id = f"aw-{_slug(name)}"
+    label = _ascii_html(caption or "translator: type English, read the French and its attention")
+    caption_html = f'<div class="aw-caption">{_ascii_html(caption)}</div>' if caption else ""
+    document = (
+        f"<style>{_asset('widgets.css')}{_asset('translator.css')}</style>"
+        f'<div class="attn-translator" id="{element_id}" data-kind="translator" role="group" '
+        f'aria-label="{label}"><div class="aw-body">The translator needs JavaScript.</div>{caption_html}'
+        f'<script type="application/json" class="aw-data">{payload}</script>'
+        f"<script>{_asset('widgets.js').replace('__AW_ID__', '')}</script>"
+        f"<script>{_asset('seq2seq.js')}</script>"
+        f"<script>{_asset('translator.js').replace('__AW_ID__', element_id)}</script></div>"
+    )
+    assert document.isascii()
+    static: dict[str, Any] = {"kind": "translator", "example": None}
+    if example is not None:
+        weights = _weights("example.weights", example.weights)
+        static["example"] = {
+            "src": _tokens("example.source", example.source, weights.shape[1], "columns"),
+            "tgt": _tokens("example.target", example.target, weights.shape[0], "rows"),
+            "weights": _rounded(weights),
+            "sentence": example.sentence,
+        }
+    return Widget(element_id, "translator", document, static)
+
+
+def _compact_css(text: str) -> str:
+    """The style sheet without its comments and line breaks (the file itself is the readable form)."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _compact_js(text: str) -> str:
+    """The script without its comment lines and indentation, non-ASCII characters as ``\\u`` escapes.
+
+    Every comment in the file sits on a line of its own and no string spans lines, so dropping those
+    lines and the leading spaces keeps the program as it is (the line breaks stay). Non-ASCII characters
+    occur only inside string literals, where ``\\uXXXX`` means the same character.
+    """
+    lines = (line.strip() for line in text.splitlines())
+    text = "\n".join(line for line in lines if line and not line.startswith("//"))
+    return re.sub(r"[^\x00-\x7f]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+@functools.cache
+def _asset(name: str) -> str:
+    """A widget file of this package (``widgets.js``, ``widgets.css``), compacted for embedding."""
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return _compact_js(text) if name.endswith(".js") else _compact_css(text)
+
+
+# The static figures: what a PDF (or any front end that runs no script) shows in the widget's place.
+
+
+def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
+    """Draw the widget's numbers as a static matplotlib figure (no pyplot: nothing else is displayed)."""
+    from matplotlib.figure import Figure
+
+    from attnbook.book.plotting import attention_heatmap
+
+    def matrix(value: Any) -> np.ndarray:
+        return np.array(value, dtype=float)
+
+    if kind == "matrix":
+        weights = matrix(data["weights"])
+        figure = Figure(figsize=_heatmap_size(*weights.shape))
+        attention_heatmap(weights, data["src"], data["tgt"], ax=figure.add_subplot())
+    elif kind == "stepper":
+        runs = data["runs"]
+        steps = max(len(run["weights"]) for run in runs)
+        width, height = _heatmap_size(steps, len(data["src"]))
+        figure = Figure(figsize=(width * len(runs), height))
+        for index, run in enumerate(runs):
+            ax = figure.add_subplot(1, len(runs), index + 1)
+            attention_heatmap(
+                matrix(run["weights"]), data["src"], run["emitted"], ax=ax, title=run["label"] or None
+            )
+            ax.set_ylabel("emitted at each step")
+    elif kind == "slider":
+        weights = matrix(data["weights"])
+        figure = Figure(figsize=_heatmap_size(*weights.shape))
+        rows = [f"{data['parameter']} = {value}" for value in data["values"]]
+        ax = figure.add_subplot()
+        attention_heatmap(weights, data["src"], rows, ax=ax, vmax=None)
+        ax.set_ylabel(data["parameter"])
+    elif kind == "curve":
+        figure = Figure(figsize=(6.4, 3.4))
+        ax = figure.add_subplot()
+        x, curves = matrix(data["x"]), matrix(data["curves"])
+        if data.get("points"):
+            ax.scatter(data["points"][0], data["points"][1], s=8, color="0.3", label="samples")
+        if data.get("reference"):
+            ax.plot(x, data["reference"], "k--", linewidth=1, label="reference")
+        colours = np.linspace(0.25, 0.95, len(curves))
+        for value, curve, shade in zip(data["values"], curves, colours, strict=True):
+            ax.plot(x, curve, color=(0.12, 0.44, 0.70, shade), label=f"{data['parameter']} = {value}")
+        ax.set_xlabel(data["xLabel"])
+        ax.set_ylabel(data["yLabel"])
+        ax.legend(fontsize=7, ncol=2 if len(curves) > 6 else 1, loc="best")
+    elif kind == "translator" and data["example"] is not None:
+        example = data["example"]
+        weights = matrix(example["weights"])
+        figure = Figure(figsize=_heatmap_size(*weights.shape))
+        ax = figure.add_subplot()
+        attention_heatmap(weights, example["src"], example["tgt"], ax=ax)
+        ax.set_title(f"The translator in the web page, shown here for: {example['sentence']}", fontsize=9)
+    elif kind == "translator":
+        figure = Figure(figsize=(6.4, 0.8))
+        figure.text(0.5, 0.5, "The translator runs in the book's web pages.", ha="center", va="center")
+    else:
+        raise ValueError(f"no static figure for a widget of kind {kind!r}")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _heatmap_size(rows: int, columns: int) -> tuple[float, float]:
+    """The figure size ``attention_heatmap`` gives a ``rows x columns`` matrix of its own."""
+    return min(2.0 + 0.55 * columns, 14.0), min(1.4 + 0.45 * rows, 12.0)

@@ -47,6 +47,12 @@ from attnbook.nmt.evaluation import (
     error_by_position,
     evaluate,
 )
+from attnbook.nmt.export import (
+    EXPORT_FORMAT,
+    TranslatorExport,
+    export_translator,
+    read_export,
+)
 from attnbook.nmt.grammar import (
     CATEGORIES,
     DataSplits,
@@ -114,6 +120,7 @@ __all__ = [
     "ATTENTION_KINDS",
     "CATEGORIES",
     "CHECKPOINT_FORMAT",
+    "EXPORT_FORMAT",
     "LENGTH_BUCKETS",
     "LUONG_SCORES",
     "SPECIALS",
@@ -156,6 +163,7 @@ __all__ = [
     "Translation",
     "TranslationMetrics",
     "Translator",
+    "TranslatorExport",
     "Vocab",
     "accuracy_with_forced_attention",
     "alignment_accuracy",
@@ -169,6 +177,7 @@ __all__ = [
     "error_by_position",
     "evaluate",
     "evaluating",
+    "export_translator",
     "generate_pairs",
     "greedy_decode",
     "head_alignment_accuracy",
@@ -181,6 +190,7 @@ __all__ = [
     "neighbour_batch",
     "normalize",
     "parse_tatoeba_lines",
+    "read_export",
     "sample_path",
     "score_translations",
     "sequence_loss",

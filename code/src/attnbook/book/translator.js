@@ -1,0 +1,213 @@
+// The page's translator (attnbook.book.translator_widget): a text box, the translation, its attention.
+//
+// The model (seq2seq.js) runs in the page. Its weights are not in the page: they are a script file
+// written by attnbook.nmt.export_translator, loaded with a <script> element the first time the reader
+// focuses the box (a page opened from the disk may load a script but not fetch a file), so the page
+// stays light until then. The file calls attnbookTranslatorWeights(header, data), defined here.
+//
+// After each translation the attention matrix and a decoder stepper are drawn by the attention
+// widgets' own script (widgets.js, window.attnbookRenderWidget), so they behave as every other widget.
+// Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
+(function (root) {
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = "1";
+  const data = JSON.parse(root.querySelector("script.aw-data").textContent);
+  const body = root.querySelector(".aw-body");
+  body.textContent = "";
+
+  const element = (tag, className, text) => {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  // --- loading the weights, once per page and model ---------------------------------------------------
+
+  // Models by the URL of their weights: { translator, waiting: [callbacks], failed }.
+  const models = (window.attnbookTranslatorModels = window.attnbookTranslatorModels || {});
+  // The weights file calls this with its header and data; document.currentScript is its element.
+  window.attnbookTranslatorWeights = function (header, weightData) {
+    const script = document.currentScript;
+    const entry = models[script ? script.dataset.url : ""];
+    if (!entry) return;
+    entry.translator = new window.attnbookSeq2Seq.Translator(header, weightData);
+    entry.waiting.splice(0).forEach((callback) => callback());
+  };
+
+  function load(onReady, onError) {
+    let entry = models[data.src];
+    if (entry && entry.translator) return onReady();
+    if (entry && entry.failed) return onError();
+    if (!entry) {
+      entry = models[data.src] = { translator: null, waiting: [], failed: false, errors: [] };
+      const script = document.createElement("script");
+      script.src = data.src;
+      script.dataset.url = data.src;
+      script.addEventListener("error", () => {
+        entry.failed = true;
+        entry.errors.splice(0).forEach((callback) => callback());
+      });
+      document.head.append(script);
+    }
+    entry.waiting.push(onReady);
+    entry.errors.push(onError);
+  }
+
+  // --- the form -------------------------------------------------------------------------------------
+
+  const form = element("form", "at-form");
+  const label = element("label", "at-label", "English");
+  const input = element("input", "at-source");
+  input.type = "text";
+  input.dataset.role = "source";
+  input.autocomplete = "off";
+  input.spellcheck = false;
+  input.placeholder = data.placeholder;
+  input.setAttribute("aria-label", "English sentence to translate; press Enter");
+  label.append(input);
+  const beamLabel = element("label", "at-label", "search");
+  const beam = element("select", "at-beam");
+  beam.dataset.role = "beam";
+  for (const [value, text] of [
+    [1, "greedy (beam 1)"],
+    [4, "beam 4"],
+  ]) {
+    const option = element("option", null, text);
+    option.value = value;
+    beam.append(option);
+  }
+  beamLabel.append(beam);
+  const button = element("button", "at-go", "Translate");
+  button.type = "submit";
+  form.append(label, beamLabel, button);
+
+  const status = element("div", "at-status", data.intro);
+  status.setAttribute("aria-live", "polite");
+  status.dataset.role = "status";
+  const output = element("div", "at-output");
+  output.dataset.role = "output";
+  output.lang = "fr";
+  const unknown = element("div", "at-unknown");
+  unknown.dataset.role = "unknown";
+  const figures = element("div", "at-figures");
+  body.append(form, status, output, unknown, figures);
+
+  const setStatus = (text, kind) => {
+    status.textContent = text;
+    status.dataset.kind = kind || "";
+  };
+
+  let loading = false;
+  const startLoading = () => {
+    if (loading) return;
+    loading = true;
+    setStatus("Loading the model (" + data.megabytes + " MB) ...", "loading");
+    load(
+      () => setStatus(data.ready, "ready"),
+      () => setStatus(data.failed, "error"),
+    );
+  };
+  input.addEventListener("focus", startLoading);
+
+  // --- drawing a translation ------------------------------------------------------------------------
+
+  // A child attention widget (matrix or stepper) drawn by widgets.js from its data.
+  function childWidget(kind, widgetData, caption) {
+    const child = element("div", "attention-widget");
+    child.dataset.kind = kind;
+    child.setAttribute("role", "figure");
+    child.setAttribute("aria-label", caption);
+    const childBody = element("div", "aw-body");
+    const json = element("script", "aw-data");
+    json.type = "application/json";
+    json.textContent = JSON.stringify({ kind, ...widgetData });
+    child.append(childBody, element("div", "aw-caption", caption), json);
+    figures.append(child);
+    window.attnbookRenderWidget(child);
+    return child;
+  }
+
+  function draw(result) {
+    output.textContent = result.text;
+    root.dataset.tokens = JSON.stringify(result.target);
+    // The ids the search produced, <eos> included when it ended the sentence (for tests).
+    root.dataset.ids = JSON.stringify(result.finished ? result.ids.concat([2]) : result.ids);
+    unknown.textContent = "";
+    if (result.unknown.length) {
+      unknown.append(
+        element("span", "aw-key", "unknown to the model (read as <unk>):"),
+        element("span", "aw-value", result.unknown.join(" ")),
+      );
+    }
+    for (const r of result.replacements) {
+      const line = element("div", "at-replacement");
+      line.dataset.position = r.position;
+      line.append(
+        element("span", "aw-key", "<unk> (word " + (r.position + 1) + ") copied from"),
+        element("span", "aw-value", r.word),
+        element("span", "aw-key", "(its largest weight: source word " + (r.source + 1) + ")"),
+      );
+      unknown.append(line);
+    }
+    figures.textContent = "";
+    const columns = result.readAs.concat(["<eos>"]);
+    const rows = result.target.concat(["<eos>"]).slice(0, result.weights.length);
+    const weights = result.weights.map((row) => Array.from(row));
+    childWidget(
+      "matrix",
+      { src: columns, tgt: rows, weights, scores: null },
+      "Attention while translating: one row per French token, one column per English token.",
+    );
+    childWidget(
+      "stepper",
+      { src: columns, runs: [{ label: "", weights, emitted: rows, scores: null, queries: null }] },
+      "The decoder step by step: the weights it gave the English tokens, and the token it wrote.",
+    );
+  }
+
+  function translate() {
+    const text = input.value;
+    const started = performance.now();
+    const run = () => {
+      const entry = models[data.src];
+      const result = entry.translator.translate(text, Number(beam.value));
+      figures.textContent = "";
+      unknown.textContent = "";
+      output.textContent = "";
+      delete root.dataset.tokens;
+      delete root.dataset.ids;
+      if (result.error === "empty") {
+        setStatus("The box is empty: type an English sentence.", "empty");
+      } else if (result.error === "too long") {
+        setStatus(
+          "This sentence has " +
+            result.source.length +
+            " words and punctuation marks; the model reads at most " +
+            result.maxSrcLen +
+            ". Shorten it.",
+          "too-long",
+        );
+      } else {
+        draw(result);
+        const search = Number(beam.value) === 1 ? "greedy search" : "beam search, 4 beams";
+        setStatus(data.ready + " (" + search + ")", "done");
+      }
+      root.dataset.ms = (performance.now() - started).toFixed(1);
+      root.dataset.done = String(Number(root.dataset.done || 0) + 1);
+    };
+    startLoading();
+    load(run, () => setStatus(data.failed, "error"));
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    translate();
+  });
+  beam.addEventListener("change", () => {
+    if (input.value.trim()) translate();
+  });
+})(
+  (document.currentScript && document.currentScript.closest(".attn-translator")) ||
+    document.getElementById("__AW_ID__"),
+);

@@ -1,0 +1,515 @@
+// The script of every attention widget (attnbook.book.widgets).
+//
+// Each widget's HTML holds its data as JSON in <script class="aw-data"> and a copy of this script.
+// The script finds its own root through document.currentScript (the element id is the fallback),
+// so two widgets on one page never mix, and builds the figure the data's "kind" names:
+//   matrix  - a weight matrix, tokens on both axes (attention_widget)
+//   stepper - a slider over decoder steps (decoder_stepper)
+//   slider  - a slider over precomputed rows of weights (weights_slider)
+//   curve   - a slider over precomputed curves, drawn as SVG (curve_slider)
+// Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
+// The script also defines window.attnbookRenderWidget(root), which draws a widget made in the page
+// (the translator draws its attention that way).
+(function () {
+  function render(root) {
+    if (!root || root.dataset.ready) return;
+    root.dataset.ready = "1";
+    const data = JSON.parse(root.querySelector("script.aw-data").textContent);
+    const body = root.querySelector(".aw-body");
+    body.textContent = "";
+
+    const element = (tag, className, text) => {
+      const node = document.createElement(tag);
+      if (className) node.className = className;
+      if (text !== undefined) node.textContent = text;
+      return node;
+    };
+
+    // The colour map of the book's static heatmaps (seaborn's "rocket", reversed: light = small weight).
+    const STOPS = [
+      "#faebdd",
+      "#f6bb97",
+      "#f4865e",
+      "#ec4a3e",
+      "#ca1a50",
+      "#951c5b",
+      "#601f52",
+      "#2e1739",
+      "#03051a",
+    ].map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
+
+    const colour = (weight) => {
+      const position = Math.max(0, Math.min(1, weight)) * (STOPS.length - 1);
+      const stop = Math.min(Math.floor(position), STOPS.length - 2);
+      const fraction = position - stop;
+      const channels = STOPS[stop].map((channel, k) =>
+        Math.round(channel + (STOPS[stop + 1][k] - channel) * fraction),
+      );
+      return "rgb(" + channels.join(",") + ")";
+    };
+
+    // A weight or a score to three decimals; a masked score (null) is minus infinity.
+    const format = (value) => (value === null || value === undefined ? "−∞" : value.toFixed(3));
+
+    // The readout line under the figure: "key value" fields, announced to screen readers.
+    const readout = element("div", "aw-readout");
+    readout.setAttribute("aria-live", "polite");
+    const show = (fields) => {
+      readout.textContent = "";
+      for (const [key, value] of fields) {
+        const field = element("span", "aw-field");
+        field.dataset.field = key;
+        field.append(element("span", "aw-key", key), element("span", "aw-value", value));
+        readout.append(field);
+      }
+    };
+
+    // A range input over n frames; the arrow keys move it from anywhere in the widget too.
+    const slider = (n, label, onChange) => {
+      const box = element("div", "aw-controls");
+      const input = element("input");
+      const text = element("span", "aw-step");
+      input.type = "range";
+      input.min = 0;
+      input.max = n - 1;
+      input.step = 1;
+      input.value = 0;
+      input.setAttribute("aria-label", label);
+      input.addEventListener("input", () => onChange(+input.value));
+      box.append(input, text);
+      root.addEventListener("keydown", (event) => {
+        if (event.target === input || event.target.tagName === "svg") return;
+        const move = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
+        if (!move) return;
+        event.preventDefault();
+        input.value = Math.max(0, Math.min(+input.max, +input.value + move));
+        onChange(+input.value);
+      });
+      return { box, input, text };
+    };
+
+    // One row of weights as bars over the source words (optionally with a row of scores above).
+    // hoverLabel() gives the fields the readout shows before the hovered word's own.
+    function bars(src, withScores, hoverLabel) {
+      const grid = element("div", "aw-grid");
+      grid.style.gridTemplateColumns = "auto repeat(" + src.length + ",var(--aw-cell))";
+      const scoreCells = [];
+      const barFills = [];
+      const numbers = [];
+      const labels = [];
+      if (withScores) {
+        grid.append(element("div", "aw-ylabel aw-muted", "score"));
+        src.forEach(() => {
+          const cell = element("div", "aw-num");
+          scoreCells.push(cell);
+          grid.append(cell);
+        });
+      }
+      grid.append(element("div", "aw-ylabel aw-muted", "weight"));
+      src.forEach((word, j) => {
+        const cell = element("div", "aw-barcell");
+        const number = element("span", "aw-num");
+        const fill = element("div", "aw-bar");
+        cell.dataset.col = j;
+        cell.append(number, fill);
+        barFills.push(fill);
+        numbers.push(number);
+        grid.append(cell);
+      });
+      grid.append(element("div"));
+      src.forEach((word, j) => {
+        const label = element("div", "aw-xlabel", word);
+        label.dataset.col = j;
+        labels.push(label);
+        grid.append(label);
+      });
+
+      let current = null;
+      const draw = (weights, scores) => {
+        current = { weights, scores };
+        weights.forEach((weight, j) => {
+          barFills[j].style.height = (100 * weight).toFixed(1) + "%";
+          numbers[j].textContent = weight.toFixed(2);
+          if (withScores) {
+            scoreCells[j].textContent = scores
+              ? scores[j] === null
+                ? "−∞"
+                : scores[j].toFixed(2)
+              : "";
+          }
+        });
+      };
+      grid.addEventListener("mouseover", (event) => {
+        const target = event.target.closest("[data-col]");
+        if (!target || !current) return;
+        const j = +target.dataset.col;
+        labels.forEach((label, k) => label.classList.toggle("aw-on", k === j));
+        const fields = [
+          ["source", src[j]],
+          ["weight", format(current.weights[j])],
+        ];
+        if (current.scores) fields.push(["score", format(current.scores[j])]);
+        show(hoverLabel().concat(fields));
+      });
+      return { grid, draw };
+    }
+
+    // attention_widget: the matrix, a row of bars for the active target word, arrow keys between cells.
+    function matrix() {
+      const S = data.src.length;
+      const T = data.tgt.length;
+      const grid = element("div", "aw-grid");
+      grid.tabIndex = 0;
+      grid.setAttribute("aria-label", "attention weights: arrow keys move between cells");
+      grid.style.gridTemplateColumns = "auto repeat(" + S + ",var(--aw-cell))";
+      const cells = [];
+      const yLabels = [];
+      const barFills = [];
+      const numbers = [];
+      const xLabels = [];
+      data.tgt.forEach((targetWord, i) => {
+        const yLabel = element("div", "aw-ylabel", targetWord);
+        yLabel.dataset.row = i;
+        yLabels.push(yLabel);
+        grid.append(yLabel);
+        cells.push([]);
+        data.src.forEach((sourceWord, j) => {
+          const weight = data.weights[i][j];
+          const cell = element("div", "aw-cell", S <= 12 ? weight.toFixed(2) : "");
+          cell.dataset.row = i;
+          cell.dataset.col = j;
+          cell.style.background = colour(weight);
+          cell.style.color = weight > 0.45 ? "#fff" : "#111";
+          cells[i].push(cell);
+          grid.append(cell);
+        });
+      });
+      grid.append(element("div", "aw-ylabel aw-muted", "row"));
+      data.src.forEach(() => {
+        const cell = element("div", "aw-barcell");
+        const number = element("span", "aw-num");
+        const fill = element("div", "aw-bar");
+        cell.append(number, fill);
+        barFills.push(fill);
+        numbers.push(number);
+        grid.append(cell);
+      });
+      grid.append(element("div", "aw-ylabel aw-muted", "target ↑ source →"));
+      data.src.forEach((sourceWord) => {
+        const xLabel = element("div", "aw-xlabel", sourceWord);
+        xLabels.push(xLabel);
+        grid.append(xLabel);
+      });
+
+      let activeRow = -1;
+      let activeCol = -1;
+      // Row i (and cell j of it, or no cell when j is -1) becomes the active one.
+      const activate = (i, j) => {
+        activeRow = i;
+        activeCol = j;
+        cells.forEach((row, k) =>
+          row.forEach((cell, l) => {
+            cell.classList.toggle("aw-row", k === i);
+            cell.classList.toggle("aw-on", k === i && l === j);
+          }),
+        );
+        yLabels.forEach((yLabel, k) => yLabel.classList.toggle("aw-on", k === i));
+        xLabels.forEach((xLabel, l) => xLabel.classList.toggle("aw-on", l === j));
+        data.weights[i].forEach((weight, l) => {
+          barFills[l].style.height = (100 * weight).toFixed(1) + "%";
+          numbers[l].textContent = weight.toFixed(2);
+        });
+        const fields = [["target", data.tgt[i]]];
+        if (j >= 0) {
+          fields.push(["source", data.src[j]], ["weight", format(data.weights[i][j])]);
+          if (data.scores) fields.push(["score", format(data.scores[i][j])]);
+        }
+        show(fields);
+      };
+      grid.addEventListener("mouseover", (event) => {
+        const target = event.target.closest("[data-row]");
+        if (!target) return;
+        activate(+target.dataset.row, target.dataset.col === undefined ? -1 : +target.dataset.col);
+      });
+      grid.addEventListener("focus", () => {
+        if (activeRow < 0) activate(0, 0);
+      });
+      grid.addEventListener("keydown", (event) => {
+        const move = {
+          ArrowUp: [-1, 0],
+          ArrowDown: [1, 0],
+          ArrowLeft: [0, -1],
+          ArrowRight: [0, 1],
+        }[event.key];
+        if (!move) return;
+        event.preventDefault();
+        activate(
+          Math.max(0, Math.min(T - 1, Math.max(activeRow, 0) + move[0])),
+          Math.max(0, Math.min(S - 1, Math.max(activeCol, 0) + move[1])),
+        );
+      });
+      show([["hover a cell or a target word", "(or focus the matrix and use the arrow keys)"]]);
+      body.append(grid, readout);
+    }
+
+    // decoder_stepper: step i's query, scores, weights and emitted word; a toggle between runs.
+    function stepper() {
+      const runs = data.runs;
+      let run = 0;
+      let step = 0;
+      const head = element("div", "aw-controls");
+      const emitted = element("div", "aw-controls");
+      const query = element("div", "aw-controls");
+      const barRow = bars(
+        data.src,
+        runs.some((r) => r.scores),
+        () => [
+          ["step", String(step + 1)],
+          ["emits", runs[run].emitted[step]],
+        ],
+      );
+      const stepSlider = slider(
+        Math.max(...runs.map((r) => r.weights.length)),
+        "decoder step",
+        (i) => go(i),
+      );
+      const toggles =
+        runs.length > 1
+          ? runs.map((r, k) => {
+              const toggle = element("button", null, r.label);
+              toggle.type = "button";
+              toggle.addEventListener("click", () => {
+                run = k;
+                go(step);
+              });
+              head.append(toggle);
+              return toggle;
+            })
+          : [];
+      // The query as a strip of coloured cells: red positive, blue negative, scaled by the largest.
+      const drawQuery = (queries) => {
+        query.textContent = "";
+        if (!queries) return;
+        const q = queries[step];
+        const top = Math.max(1e-9, ...queries.flat().map(Math.abs));
+        const strip = element("div", "aw-query");
+        q.forEach((value) => {
+          const cell = element("span");
+          const alpha = (Math.abs(value) / top).toFixed(3);
+          cell.style.background =
+            value >= 0 ? "rgba(202,26,80," + alpha + ")" : "rgba(31,111,178," + alpha + ")";
+          cell.title = value.toFixed(3);
+          strip.append(cell);
+        });
+        query.append(
+          element("span", "aw-key", "query (" + q.length + " numbers; red +, blue −)"),
+          strip,
+        );
+      };
+      const go = (i) => {
+        const current = runs[run];
+        const T = current.weights.length;
+        step = Math.max(0, Math.min(T - 1, i));
+        stepSlider.input.max = T - 1;
+        stepSlider.input.value = step;
+        stepSlider.text.textContent = "step " + (step + 1) + " of " + T;
+        toggles.forEach((toggle, k) => toggle.setAttribute("aria-pressed", k === run));
+        emitted.textContent = "";
+        emitted.append(
+          element("span", "aw-key", "emits"),
+          element("span", "aw-value", current.emitted[step]),
+        );
+        drawQuery(current.queries);
+        barRow.draw(current.weights[step], current.scores ? current.scores[step] : null);
+        readout.textContent = "";
+        root.dataset.step = step;
+      };
+      body.append(head, stepSlider.box, query, barRow.grid, emitted, readout);
+      go(0);
+    }
+
+    // weights_slider: one row of weights per value of the parameter.
+    function weightSlider() {
+      let frame = 0;
+      const barRow = bars(data.src, false, () => [[data.parameter, String(data.values[frame])]]);
+      const frameSlider = slider(data.values.length, data.parameter, (i) => go(i));
+      const go = (i) => {
+        frame = i;
+        frameSlider.input.value = i;
+        frameSlider.text.textContent = data.parameter + " = " + data.values[frame];
+        barRow.draw(data.weights[i], null);
+        readout.textContent = "";
+        root.dataset.step = i;
+      };
+      body.append(frameSlider.box, barRow.grid, readout);
+      go(0);
+    }
+
+    // curve_slider: an SVG plot of one curve per value of the parameter, with a probe to read it.
+    function curve() {
+      const NS = "http://www.w3.org/2000/svg";
+      // The plot's size and margins (left, right, top, bottom) in SVG units.
+      const W = 600;
+      const H = 280;
+      const LEFT = 60;
+      const RIGHT = 12;
+      const TOP = 10;
+      const BOTTOM = 36;
+      const svgElement = (tag, attributes, parent) => {
+        const node = document.createElementNS(NS, tag);
+        for (const name in attributes) node.setAttribute(name, attributes[name]);
+        if (parent) parent.append(node);
+        return node;
+      };
+      const ys = data.curves.flat().concat(data.reference || [], data.points ? data.points[1] : []);
+      const x0 = data.x[0];
+      const x1 = data.x[data.x.length - 1];
+      const y0 = Math.min(...ys);
+      const y1 = Math.max(...ys);
+      const px = (x) => LEFT + ((x - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
+      const py = (y) => H - BOTTOM - ((y - y0) / (y1 - y0 || 1)) * (H - TOP - BOTTOM);
+      const svg = svgElement("svg", {
+        viewBox: "0 0 " + W + " " + H,
+        width: W,
+        height: H,
+        tabindex: 0,
+        role: "img",
+        "aria-label": "curves: hover or use the arrow keys to read a value",
+      });
+      const axes = "M" + LEFT + " " + TOP + "V" + (H - BOTTOM) + "H" + (W - RIGHT);
+      svgElement(
+        "path",
+        { d: axes, fill: "none", stroke: "currentColor", "stroke-opacity": 0.5 },
+        svg,
+      );
+      [x0, (x0 + x1) / 2, x1].forEach((x) => {
+        const tick = {
+          x: px(x),
+          y: H - BOTTOM + 16,
+          "text-anchor": "middle",
+          "font-size": 12,
+          fill: "currentColor",
+        };
+        svgElement("text", tick, svg).textContent = +x.toFixed(2);
+      });
+      [y0, (y0 + y1) / 2, y1].forEach((y) => {
+        const tick = {
+          x: LEFT - 6,
+          y: py(y) + 4,
+          "text-anchor": "end",
+          "font-size": 12,
+          fill: "currentColor",
+        };
+        svgElement("text", tick, svg).textContent = +y.toFixed(2);
+      });
+      const xTitle = {
+        x: (LEFT + W - RIGHT) / 2,
+        y: H - 4,
+        "text-anchor": "middle",
+        "font-size": 13,
+        fill: "currentColor",
+      };
+      svgElement("text", xTitle, svg).textContent = data.xLabel;
+      const middle = TOP + (H - TOP - BOTTOM) / 2;
+      const yTitle = {
+        x: 12,
+        y: middle,
+        "text-anchor": "middle",
+        "font-size": 13,
+        fill: "currentColor",
+        transform: "rotate(-90 12 " + middle + ")",
+      };
+      svgElement("text", yTitle, svg).textContent = data.yLabel;
+      const line = (values) =>
+        values.map((y, k) => px(data.x[k]).toFixed(1) + "," + py(y).toFixed(1)).join(" ");
+      if (data.reference) {
+        const dashed = {
+          fill: "none",
+          stroke: "currentColor",
+          "stroke-opacity": 0.6,
+          "stroke-dasharray": "5 4",
+        };
+        svgElement("polyline", { points: line(data.reference), ...dashed }, svg);
+      }
+      if (data.points) {
+        data.points[0].forEach((x, k) => {
+          const dot = { cx: px(x).toFixed(1), cy: py(data.points[1][k]).toFixed(1), r: 2.6 };
+          svgElement("circle", { ...dot, fill: "currentColor", "fill-opacity": 0.7 }, svg);
+        });
+      }
+      const fit = svgElement(
+        "polyline",
+        { fill: "none", stroke: "var(--aw-accent)", "stroke-width": 2.2 },
+        svg,
+      );
+      const guideStyle = {
+        stroke: "var(--aw-accent)",
+        "stroke-opacity": 0.5,
+        visibility: "hidden",
+      };
+      const guide = svgElement("line", { y1: TOP, y2: H - BOTTOM, ...guideStyle }, svg);
+      const probeDot = svgElement(
+        "circle",
+        { r: 4.5, fill: "var(--aw-accent)", visibility: "hidden" },
+        svg,
+      );
+
+      let frame = 0;
+      let probe = -1;
+      const frameSlider = slider(data.values.length, data.parameter, (i) => go(i));
+      // Grid point k of the current curve is read out and marked.
+      const read = (k) => {
+        probe = k;
+        const x = px(data.x[k]);
+        const y = py(data.curves[frame][k]);
+        for (const node of [guide, probeDot]) node.setAttribute("visibility", "visible");
+        guide.setAttribute("x1", x);
+        guide.setAttribute("x2", x);
+        probeDot.setAttribute("cx", x);
+        probeDot.setAttribute("cy", y);
+        show([
+          [data.parameter, String(data.values[frame])],
+          [data.xLabel, format(data.x[k])],
+          [data.yLabel, format(data.curves[frame][k])],
+        ]);
+        readout.dataset.index = k;
+      };
+      const go = (i) => {
+        frame = i;
+        frameSlider.input.value = i;
+        frameSlider.text.textContent = data.parameter + " = " + data.values[i];
+        fit.setAttribute("points", line(data.curves[i]));
+        root.dataset.step = i;
+        if (probe >= 0) read(probe);
+      };
+      svg.addEventListener("mousemove", (event) => {
+        const box = svg.getBoundingClientRect();
+        const x =
+          x0 +
+          ((((event.clientX - box.left) * W) / box.width - LEFT) / (W - LEFT - RIGHT)) * (x1 - x0);
+        let nearest = 0;
+        data.x.forEach((value, m) => {
+          if (Math.abs(value - x) < Math.abs(data.x[nearest] - x)) nearest = m;
+        });
+        read(nearest);
+      });
+      svg.addEventListener("keydown", (event) => {
+        const move = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+        if (!move) return;
+        event.preventDefault();
+        read(Math.max(0, Math.min(data.x.length - 1, (probe < 0 ? 0 : probe) + move)));
+      });
+      show([["hover the plot", "(or focus it and use the arrow keys)"]]);
+      body.append(frameSlider.box, svg, readout);
+      go(0);
+    }
+
+    ({ matrix, stepper, slider: weightSlider, curve })[data.kind]();
+  }
+
+  window.attnbookRenderWidget = render;
+  render(
+    (document.currentScript && document.currentScript.closest(".attention-widget")) ||
+      document.getElementById("__AW_ID__"),
+  );
+})();

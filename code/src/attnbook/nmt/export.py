@@ -1,0 +1,217 @@
+"""Export a trained translator for the browser: one script file holding its weights and vocabularies.
+
+:func:`export_translator` writes a Bahdanau :class:`~attnbook.nmt.translator.Translator` as a JavaScript
+file of one statement, ``attnbookTranslatorWeights(header, data);``: ``header`` is JSON (the format, the
+model's configuration, both vocabularies and where each tensor lies in ``data``) and ``data`` is the
+weights as base64 bytes. A web page loads it with a ``<script>`` element (which, unlike ``fetch``, also
+works for a page opened from the disk); :func:`read_export` reads it back in Python.
+
+The weights are stored as float32, or (the default) as int8 with one float32 scale per row of each
+matrix: ``w = scale[row] * q``, ``q`` in ``-127..127``, ``scale[row] = max |w[row]| / 127``. That is a
+quarter of the bytes; vectors (biases) and small matrices stay float32.
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> from attnbook.nmt import Seq2Seq, Seq2SeqConfig, Translator, Vocab
+>>> _ = torch.manual_seed(0)
+>>> src_vocab, tgt_vocab = Vocab(["the", "cat"]), Vocab(["le", "chat"])
+>>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4, attn_dim=3))
+>>> path = export_translator(Translator(model, src_vocab, tgt_vocab), Path(tempfile.mkdtemp()) / "m.js")
+>>> exported = read_export(path)
+>>> exported.tgt_vocab == list(tgt_vocab.tokens), exported.quantization
+(True, 'int8')
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.translator import Translator
+
+EXPORT_FORMAT = "attnbook-translator-weights-1"
+"""The ``format`` entry of an export's header."""
+
+CALLBACK = "attnbookTranslatorWeights"
+"""The function an export file calls with its header and data (the page's script defines it)."""
+
+QUANTIZATIONS = ("int8", "float32")
+"""How the matrices may be stored."""
+
+SMALL = 4096
+"""Matrices with fewer entries than this stay float32 even when the export is int8."""
+
+
+@dataclass(frozen=True)
+class TranslatorExport:
+    """An export read back: the model's configuration, vocabularies and (dequantised) weights.
+
+    Attributes:
+        name: the model's name, as the page shows it.
+        config: the :class:`~attnbook.nmt.seq2seq.Seq2SeqConfig` entries.
+        src_vocab, tgt_vocab: the vocabularies' tokens, in id order (specials first).
+        quantization: ``"int8"`` or ``"float32"``.
+        state_dict: the model's weights as float32 tensors (int8 ones multiplied back by their scales).
+        size: the file's size in bytes.
+        info: what the exporter was told about the model (its training, its scores), as given.
+    """
+
+    name: str
+    config: dict[str, Any]
+    src_vocab: list[str]
+    tgt_vocab: list[str]
+    quantization: str
+    state_dict: dict[str, torch.Tensor]
+    size: int
+    info: dict[str, Any]
+
+    def to_translator(self, device: torch.device | str = "cpu") -> Translator:
+        """A PyTorch translator with exactly these weights (the ones the page computes with)."""
+        model = Seq2Seq(Seq2SeqConfig(**self.config))
+        model.load_state_dict(self.state_dict)
+        model.to(device).eval()
+        return Translator(model, Vocab(self.src_vocab), Vocab(self.tgt_vocab))
+
+
+def _quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 values and one float32 scale per row: ``matrix ~= scales[:, None] * values``."""
+    top = np.abs(matrix).max(axis=1)
+    scales = np.where(top > 0, top / 127.0, 1.0).astype(np.float32)
+    values = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(np.int8)
+    return values, scales
+
+
+def export_translator(
+    translator: Translator,
+    path: str | Path,
+    *,
+    name: str = "translator",
+    quantization: str = "int8",
+    info: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``translator`` (Bahdanau's seq2seq) as one script file for the page's translator.
+
+    Args:
+        translator: the trained model and its vocabularies; its decoder must be Bahdanau's.
+        path: where to write (``.js``); its folder is created.
+        name: the model's name, stored in the header.
+        quantization: ``"int8"`` (per-row scales, a quarter of the bytes) or ``"float32"`` (exact).
+        info: plain JSON values stored in the header as they are (e.g. how the model was trained).
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: the model is not a Bahdanau seq2seq, or ``quantization`` is not one of
+            :data:`QUANTIZATIONS`.
+    """
+    config = translator.model.config
+    if config.attention != "bahdanau":
+        raise ValueError(
+            f"translator: only Bahdanau's seq2seq can be exported for the page, got attention={config.attention!r}"
+        )
+    if quantization not in QUANTIZATIONS:
+        raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {quantization!r}")
+    chunks: list[bytes] = []
+    offset = 0
+    tensors = []
+
+    def add(array: np.ndarray) -> int:
+        nonlocal offset
+        raw = array.tobytes()
+        raw += b"\0" * (-len(raw) % 4)  # every block starts on 4 bytes: a Float32Array may view it
+        chunks.append(raw)
+        start, offset = offset, offset + len(raw)
+        return start
+
+    for key, tensor in translator.model.state_dict().items():
+        array = tensor.detach().to("cpu", torch.float32).numpy()
+        entry: dict[str, Any] = {"name": key, "shape": list(array.shape)}
+        if quantization == "int8" and array.ndim == 2 and array.size >= SMALL:
+            values, scales = _quantize_rows(array)
+            entry |= {"dtype": "int8", "offset": add(values), "scales": add(scales.astype("<f4"))}
+        else:
+            entry |= {"dtype": "float32", "offset": add(array.astype("<f4"))}
+        tensors.append(entry)
+    header = {
+        "format": EXPORT_FORMAT,
+        "name": name,
+        "config": config.to_dict(),
+        "src_vocab": list(translator.src_vocab.tokens),
+        "tgt_vocab": list(translator.tgt_vocab.tokens),
+        "quantization": quantization,
+        "tensors": tensors,
+        "info": info or {},
+    }
+    data = base64.b64encode(b"".join(chunks)).decode("ascii")
+    text = (
+        f"// The weights and vocabularies of the attnbook translator {name!r} ({quantization}),\n"
+        "// written by attnbook.nmt.export_translator; a page loads them with a <script> element.\n"
+        f'{CALLBACK}({json.dumps(header, ensure_ascii=True, separators=(",", ":"))},"{data}");\n'
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="ascii")
+    return path
+
+
+def read_export(path: str | Path) -> TranslatorExport:
+    """Read a file written by :func:`export_translator`, its int8 weights multiplied back to float32.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: the file is not such an export (the message names the file and what is wrong).
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    what = f"{path} is not a translator export written by export_translator"
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{what}: it is not ASCII text (byte {error.start})") from None
+    call = f"\n{CALLBACK}("
+    start = text.find(call)
+    if start < 0:
+        raise ValueError(f"{what}: it has no line starting with {CALLBACK}(")
+    try:
+        header, end = json.JSONDecoder().raw_decode(text, start + len(call))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{what}: its header is not JSON ({error.msg})") from None
+    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
+        raise ValueError(f"{what}: its header has no format {EXPORT_FORMAT!r}")
+    rest = text[end:].strip()
+    if not (rest.startswith(',"') and rest.endswith('");')):
+        raise ValueError(f'{what}: the header is not followed by ,"<base64 data>");')
+    try:
+        data = base64.b64decode(rest[2:-3], validate=True)
+    except ValueError as error:
+        raise ValueError(f"{what}: its data is not base64 ({error})") from None
+    state_dict = {}
+    for entry in header["tensors"]:
+        shape = tuple(entry["shape"])
+        count = int(np.prod(shape))
+        if entry["dtype"] == "int8":
+            values = np.frombuffer(data, np.int8, count, entry["offset"]).reshape(shape)
+            scales = np.frombuffer(data, "<f4", shape[0], entry["scales"])
+            array = values.astype(np.float32) * scales[:, None]
+        else:
+            array = np.frombuffer(data, "<f4", count, entry["offset"]).reshape(shape)
+        state_dict[entry["name"]] = torch.from_numpy(array.astype(np.float32))
+    return TranslatorExport(
+        name=header["name"],
+        config=header["config"],
+        src_vocab=header["src_vocab"],
+        tgt_vocab=header["tgt_vocab"],
+        quantization=header["quantization"],
+        state_dict=state_dict,
+        size=len(raw),
+        info=header.get("info", {}),
+    )

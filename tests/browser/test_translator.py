@@ -1,0 +1,185 @@
+"""The page's translator (attnbook.book.translator_widget) in headless Chromium, opened from the disk.
+
+A small model is exported (attnbook.nmt.export_translator) next to a page holding the translator box.
+The page must load nothing until the box is focused, then load the weights with a script element (no
+request off the machine, no fetch), and translate exactly as PyTorch does with the same weights: the
+same tokens for greedy search and a beam of 4, the same attention weights. Unknown words, an empty box,
+200 characters of punctuation and a 60-word sentence each give a sensible result and no console error.
+The time from Enter to the drawn translation is measured (printed; never asserted on one run).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import partial
+
+import pytest
+import torch
+from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture)
+from test_widgets import USE, WidgetPage
+
+from attnbook.book import translator_widget
+from attnbook.nmt import (
+    Seq2Seq,
+    Seq2SeqConfig,
+    Translator,
+    Vocab,
+    beam_search,
+    export_translator,
+    greedy_decode,
+    make_splits,
+    read_export,
+    tokenize_english,
+)
+
+N_SENTENCES = 50
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """A small model over the toy grammar, its export (int8) and 50 held-out sentences."""
+    torch.manual_seed(0)
+    splits = make_splits(200, 20, N_SENTENCES, seed=7, max_src_len=10)
+    src_vocab = Vocab.build(p.source for p in splits.train)
+    tgt_vocab = Vocab.build(p.target for p in splits.train)
+    config = Seq2SeqConfig(
+        len(src_vocab), len(tgt_vocab), emb_dim=32, hidden_dim=48, attn_dim=32, max_src_len=25
+    )
+    return Translator(Seq2Seq(config).eval(), src_vocab, tgt_vocab), [" ".join(p.source) for p in splits.test]
+
+
+@pytest.fixture(scope="module")
+def page(browser, toy, tmp_path_factory):  # noqa: F811
+    folder = tmp_path_factory.mktemp("translator")
+    path = export_translator(toy[0], folder / "weights" / "toy.js", name="toy")
+    widget = translator_widget("weights/toy.js", size=path.stat().st_size, name="translator")
+    (folder / "translator.html").write_text(PAGE.format(body=widget.html))
+    requests: list[str] = []
+    page = WidgetPage(FileBook(browser, folder), "translator")
+    page.tab.on("request", lambda request: requests.append(request.url))
+    page.requests = requests
+    page.exported = read_export(path).to_translator()
+    yield page
+    page.close()
+
+
+def translate(page, text: str, beam: int) -> dict:
+    root = page.tab.query_selector(".attn-translator")
+    source = root.query_selector("[data-role=source]")
+    root.query_selector("[data-role=beam]").select_option(str(beam))
+    done = int(root.get_attribute("data-done") or 0)
+    source.fill(text)
+    started = time.perf_counter()
+    source.press("Enter")
+    page.tab.wait_for_function(
+        f"() => Number(document.querySelector('.attn-translator').dataset.done || 0) > {done}"
+    )
+    seconds = time.perf_counter() - started
+    return {
+        "output": root.query_selector("[data-role=output]").text_content(),
+        "status": root.query_selector("[data-role=status]").get_attribute("data-kind"),
+        "tokens": json.loads(root.get_attribute("data-tokens") or "null"),
+        "ids": json.loads(root.get_attribute("data-ids") or "null"),
+        "ms": float(root.get_attribute("data-ms")),
+        "seconds": seconds,
+        "unknown": root.query_selector("[data-role=unknown]").text_content(),
+        "matrix": root.query_selector(".attention-widget[data-kind=matrix]"),
+    }
+
+
+def test_nothing_is_loaded_until_the_box_is_focused(page):
+    assert page.tab.query_selector(".attn-translator").get_attribute("data-ready") == "1"
+    assert not [url for url in page.requests if url.endswith("toy.js")]
+    page.tab.query_selector("[data-role=source]").focus()
+    page.tab.wait_for_function("() => document.querySelector('[data-role=status]').dataset.kind === 'ready'")
+    assert [url for url in page.requests if url.endswith("toy.js")], "focusing the box loads the weights"
+    assert not page.errors and not page.external
+
+
+def first_step_margin(model, src: torch.Tensor, prefix: list[int], a: int, b: int) -> float:
+    """PyTorch's log-probability gap between tokens ``a`` and ``b`` after ``prefix`` (greedy's choice)."""
+    memory = model.encode(src, src != 0)
+    state = model.decoder.init_state(memory)
+    token = torch.tensor([1])  # <sos>
+    for next_token in [*prefix, None]:
+        logits, state, _ = model.decoder.step(token, state, memory)
+        if next_token is None:
+            log_probs = torch.log_softmax(logits.double(), dim=-1)[0]
+            return abs(float(log_probs[a] - log_probs[b]))
+        token = torch.tensor([next_token])
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_page_translates_held_out_sentences_as_pytorch(page, toy, beam):
+    """All but near ties: the page computes in float64, PyTorch in float32, so two words whose scores
+    differ by less than float32's rounding can swap; each greedy disagreement must be such a tie."""
+    model = page.exported.model
+    agree = 0
+    for sentence in toy[1]:
+        shown = translate(page, sentence, beam)
+        src = torch.tensor([page.exported.src_vocab.encode(tokenize_english(sentence))])
+        search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
+        (expected,) = search(model, src, src != 0)
+        expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
+        if shown["ids"] == expected_ids:
+            agree += 1
+        elif beam == 1:
+            k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
+            margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
+            assert margin < 1e-5, (
+                f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
+            )
+    print(f"\nbeam {beam}: {agree} of {len(toy[1])} translations equal PyTorch's")
+    assert agree >= 0.96 * len(toy[1]), f"{agree} of {len(toy[1])} translations equal PyTorch's (beam {beam})"
+    assert not page.errors, page.errors
+
+
+def test_weights_shown_equal_pytorchs_and_the_matrix_responds(page, toy):
+    sentence = toy[1][0]
+    shown = translate(page, sentence, 1)
+    data = json.loads(shown["matrix"].query_selector("script.aw-data").text_content())
+    expected = page.exported.translate(tokenize_english(sentence))
+    assert torch.allclose(
+        torch.tensor(data["weights"], dtype=torch.float64), expected.weights.double(), atol=1e-5
+    )
+    USE["matrix"](page, shown["matrix"])  # hover and keys as every matrix widget
+    assert not page.errors, page.errors
+
+
+def test_unknown_words_are_named_and_replaced_through_attention(page):
+    shown = translate(page, "the zorblax sees Gandalf", 1)
+    assert shown["status"] == "done"
+    assert "zorblax gandalf" in shown["unknown"]
+    replacements = page.tab.query_selector_all(".attn-translator .at-replacement")
+    assert len(replacements) == shown["tokens"].count("<unk>")
+    assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("!?.,;:" * 33 + "!!", "too-long"),
+        (" ".join(["the cat"] * 30), "too-long"),
+    ],
+    ids=["empty", "spaces", "200 punctuation", "60 words"],
+)
+def test_odd_input_gives_a_message_and_no_console_error(page, text, status):
+    shown = translate(page, text, 4)
+    assert shown["status"] == status and shown["output"] == ""
+    assert not page.errors, page.errors
+
+
+def test_time_from_enter_to_drawn_translation(page, capsys):
+    sentence = "the small dog sees the old cat and the big bird sings"
+    times = {beam: [translate(page, sentence, beam)["seconds"] for _ in range(3)] for beam in (1, 4)}
+    with capsys.disabled():
+        for beam, seconds in times.items():
+            print(
+                f"\ntranslator, {len(sentence.split())} words, beam {beam}: "
+                + ", ".join(f"{1000 * s:.0f} ms" for s in seconds)
+            )
+    assert all(s > 0 for values in times.values() for s in values)

@@ -1,0 +1,98 @@
+"""The widgets (attnbook.book.widgets) on a page of their own, opened from the disk in headless Chromium.
+
+Unlike test_widgets.py this needs no built book: the test renders one widget of each kind from the
+package (so from its script and style files, widgets.js and widgets.css), writes them into one HTML file
+and uses each as a reader would, with the same checks as the book's pages. No network: any request off
+the machine fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from book_browser import CHROMIUM, CHROMIUM_ARGS
+from test_widgets import USE, WidgetPage
+
+from attnbook.book import DecoderRun, attention_widget, curve_slider, decoder_stepper, weights_slider
+
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>widgets</title></head>
+<body>{body}</body></html>
+"""
+
+
+def harness_widgets() -> list:
+    rng = np.random.default_rng(0)
+
+    def rows(t: int, s: int) -> np.ndarray:
+        logits = rng.normal(size=(t, s)) * 2
+        return np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+
+    src, tgt = ["the", "cat", "sat", "<eos>"], ["le", "chat", "était", "assis", "<eos>"]
+    scores = rng.normal(size=(5, 4))
+    scores[0, 3] = -np.inf
+    grid = np.linspace(0.0, 1.0, 41)
+    curves = np.stack([np.sin(6 * grid) * scale for scale in (0.5, 0.8, 1.1, 1.2, 1.5)])
+    runs = {
+        "untrained": DecoderRun(rows(5, 4), tgt, scores=scores, queries=rng.normal(size=(5, 6))),
+        "trained": DecoderRun(rows(3, 4), tgt[:3]),
+    }
+    return [
+        attention_widget(rows(5, 4), src, tgt, scores=scores, name="harness matrix"),
+        attention_widget(rows(2, 1), ["<eos>"], ["a", "b"], name="harness one column"),
+        decoder_stepper(src, runs, name="harness stepper"),
+        decoder_stepper(src, DecoderRun(rows(4, 4), tgt[:4]), name="harness single run"),
+        weights_slider(rows(6, 4), src, [0.1, 0.3, 1.5, 3.5, 10.5, 30.5], name="harness slider"),
+        curve_slider(
+            grid,
+            curves,
+            [0.5, 0.8, 1.1, 1.2, 1.5],
+            points=(grid[::4], np.sin(6 * grid[::4])),
+            reference=np.sin(6 * grid),
+            name="harness curve",
+        ),
+    ]
+
+
+class FileBook:
+    """What WidgetPage needs of the book fixture: a browser and a URL per page, here a file."""
+
+    def __init__(self, browser, directory):
+        self.browser, self.directory = browser, directory
+
+    def url(self, page: str) -> str:
+        return (self.directory / f"{page}.html").as_uri()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} not found: run tools/install_browser.sh (or set BOOK_CHROMIUM)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_every_widget_kind_from_the_package_files_shows_its_numbers_and_responds(browser, tmp_path):
+    widgets = harness_widgets()
+    (tmp_path / "harness.html").write_text(PAGE.format(body="\n".join(w.html for w in widgets)))
+    page = WidgetPage(FileBook(browser, tmp_path), "harness")
+    try:
+        roots = page.widgets()
+        assert [root.get_attribute("id") for root in roots] == [w.name for w in widgets]
+        for root in roots:
+            assert root.get_attribute("data-ready") == "1", (
+                f"{root.get_attribute('id')}: its script did not run"
+            )
+            USE[root.get_attribute("data-kind")](page, root)
+        assert not page.errors, f"console errors: {page.errors}"
+        assert not page.external, f"requests off the machine: {page.external}"
+    finally:
+        page.close()

@@ -1,0 +1,172 @@
+"""The translator export (attnbook.nmt.export) and the page's forward pass that reads it (book/seq2seq.js).
+
+The exporter's round trip is tested in Python; the JavaScript forward pass is run under Node (when the
+machine has it) on the same export and must give PyTorch's translations, tokens and attention weights.
+The browser test (tests/browser/test_translator.py) runs the same script in Chromium on the shipped model.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from functools import partial
+from importlib import resources
+
+import pytest
+import torch
+
+from attnbook.nmt import beam_search, export_translator, greedy_decode, read_export, tokenize_english
+from attnbook.studies import detokenize_french
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+NODE = shutil.which("node")
+
+
+def test_float32_export_reads_back_the_same_weights_and_vocabularies(tiny_translator, tmp_path):
+    translator = tiny_translator()
+    path = export_translator(translator, tmp_path / "model.js", name="toy", quantization="float32")
+    exported = read_export(path)
+    assert (exported.name, exported.quantization, exported.size) == ("toy", "float32", path.stat().st_size)
+    assert exported.src_vocab == list(translator.src_vocab.tokens)
+    assert exported.tgt_vocab == list(translator.tgt_vocab.tokens)
+    state = translator.model.state_dict()
+    assert exported.state_dict.keys() == state.keys()
+    for key, tensor in state.items():
+        assert torch.equal(exported.state_dict[key], tensor), key
+
+
+def test_round_trip_translates_as_the_original(tiny_translator, toy_splits, tmp_path):
+    translator = tiny_translator()
+    copy = read_export(
+        export_translator(translator, tmp_path / "m.js", quantization="float32")
+    ).to_translator()
+    for pair in toy_splits.test[:10]:
+        assert copy.translate(pair.source).target == translator.translate(pair.source).target
+
+
+def test_int8_weights_are_within_half_a_step_of_their_row_scale(tiny_translator, tmp_path):
+    translator = tiny_translator(emb_dim=64, hidden_dim=64)  # matrices large enough to be quantised
+    exported = read_export(export_translator(translator, tmp_path / "m.js"))
+    assert exported.quantization == "int8"
+    weight = translator.model.decoder.out.weight.detach()
+    scales = weight.abs().amax(dim=1, keepdim=True) / 127
+    error = (exported.state_dict["decoder.out.weight"] - weight).abs()
+    assert bool((error <= scales / 2 + 1e-7).all())
+    assert float(error.max()) > 0  # it was quantised, not stored exactly
+    bias = translator.model.decoder.out.bias.detach()
+    assert torch.equal(exported.state_dict["decoder.out.bias"], bias)  # vectors stay float32
+
+
+def test_int8_export_is_about_a_quarter_of_float32(tiny_translator, tmp_path):
+    translator = tiny_translator(emb_dim=64, hidden_dim=64)
+    small = export_translator(translator, tmp_path / "int8.js").stat().st_size
+    large = export_translator(translator, tmp_path / "f32.js", quantization="float32").stat().st_size
+    assert 0.2 < small / large < 0.4
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("not an export at all", "no line starting with attnbookTranslatorWeights("),
+        ('x\nattnbookTranslatorWeights({"format": "other"},"");\n', "no format"),
+        ("x\nattnbookTranslatorWeights({broken", "header is not JSON"),
+    ],
+)
+def test_a_file_that_is_not_an_export_gives_a_clear_error(tmp_path, content, reason):
+    path = tmp_path / "notes.js"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=r"notes.js is not a translator export") as error:
+        read_export(path)
+    assert reason in str(error.value)
+
+
+def test_a_cut_short_export_gives_a_clear_error(tiny_translator, tmp_path):
+    path = export_translator(tiny_translator(), tmp_path / "m.js")
+    path.write_text(path.read_text()[:-500])
+    with pytest.raises(ValueError, match=r"m.js is not a translator export"):
+        read_export(path)
+
+
+def test_a_binary_file_gives_a_clear_error(tmp_path):
+    path = tmp_path / "model.pt"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(ValueError, match=r"model.pt is not a translator export.*not ASCII"):
+        read_export(path)
+
+
+def test_only_bahdanau_models_are_exported(tiny_translator, tmp_path):
+    with pytest.raises(ValueError, match=r"only Bahdanau's seq2seq.*'luong'"):
+        export_translator(tiny_translator(attention="luong"), tmp_path / "m.js")
+    with pytest.raises(ValueError, match="quantization must be one of"):
+        export_translator(tiny_translator(), tmp_path / "m.js", quantization="float16")
+
+
+# --- the page's forward pass, under Node ---------------------------------------------------------------
+
+NODE_RUNNER = """
+const fs = require("fs");
+const vm = require("vm");
+const model = require(process.argv[2]);
+const job = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
+let translator;
+vm.runInNewContext(fs.readFileSync(process.argv[3], "utf8"), {
+  attnbookTranslatorWeights: (header, data) => { translator = new model.Translator(header, data); },
+});
+const out = { translations: [], tokens: job.texts.map(model.tokenizeEnglish) };
+for (const text of job.sentences) {
+  for (const beam of [1, 4]) {
+    const r = translator.translate(text, beam);
+    out.translations.push({ text, beam, ids: r.ids, weights: r.weights.map((w) => Array.from(w)),
+      detok: r.text, replaced: r.replaced, finished: r.finished, score: r.score });
+  }
+}
+out.detok = job.french.map(model.detokenizeFrench);
+console.log(JSON.stringify(out));
+"""
+
+TRICKY_TEXTS = [
+    "I'm   here.",
+    "Don\u2019t stop, Tom!",
+    "  \u00abQuoi?\u00bb  \u2014 caf\u00e9 au lait\u00a0: 3,5 \u20ac ",
+    "\u00c9T\u00c9 \u2018quoted\u2019 `tick` rock'n'roll",
+    "\u0645\u0631\u062d\u0628\u0627 \u4f60\u597d_world 42nd",
+    "!!!...???",
+    "",
+]
+
+
+def run_node(tmp_path, export_path, job: dict) -> dict:
+    script = resources.files("attnbook.book").joinpath("seq2seq.js")
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    (tmp_path / "runner.js").write_text(NODE_RUNNER)
+    result = subprocess.run(
+        [NODE, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
+def test_javascript_forward_pass_translates_as_pytorch(tiny_translator, toy_splits, tmp_path):
+    translator = tiny_translator(seed=3)
+    path = export_translator(translator, tmp_path / "m.js", quantization="float32")
+    sentences = [" ".join(p.source) for p in toy_splits.test[:12]] + ["the zebra sees the cat ."]
+    french = [["j'", "ai", "froid", "."], ["(", "oui", ")", ",", "l'", "homme", "!"]]
+    out = run_node(tmp_path, path, {"sentences": sentences, "texts": TRICKY_TEXTS, "french": french})
+    assert out["tokens"] == [tokenize_english(text) for text in TRICKY_TEXTS]
+    assert out["detok"] == [detokenize_french(tokens) for tokens in french]
+    model = translator.model.eval()
+    for got in out["translations"]:
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(got["text"]))])
+        search = greedy_decode if got["beam"] == 1 else partial(beam_search, beam_size=got["beam"])
+        (expected,) = search(model, src, src != 0)
+        assert (got["ids"], got["finished"]) == (expected.ids, expected.finished), (got["text"], got["beam"])
+        assert got["score"] == pytest.approx(expected.score, abs=1e-4)
+        weights = torch.tensor(got["weights"], dtype=torch.float64)
+        assert torch.allclose(weights, expected.weights.double(), atol=1e-5)
