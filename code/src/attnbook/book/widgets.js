@@ -38,14 +38,25 @@
       "#03051a",
     ].map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
 
-    const colour = (weight) => {
+    const channelsOf = (weight) => {
       const position = Math.max(0, Math.min(1, weight)) * (STOPS.length - 1);
       const stop = Math.min(Math.floor(position), STOPS.length - 2);
       const fraction = position - stop;
-      const channels = STOPS[stop].map((channel, k) =>
+      return STOPS[stop].map((channel, k) =>
         Math.round(channel + (STOPS[stop + 1][k] - channel) * fraction),
       );
-      return "rgb(" + channels.join(",") + ")";
+    };
+    const colour = (weight) => "rgb(" + channelsOf(weight).join(",") + ")";
+
+    // Black or white text on a cell, whichever contrasts more with the cell's colour (WCAG's relative
+    // luminance: above 0.179, black text has the larger contrast ratio, at least 4.58:1 on this map).
+    const textColour = (weight) => {
+      const linear = channelsOf(weight).map((channel) => {
+        const value = channel / 255;
+        return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+      });
+      const luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2];
+      return luminance > 0.179 ? "#000" : "#fff";
     };
 
     // A weight or a score to three decimals; a masked score (null) is minus infinity.
@@ -179,7 +190,7 @@
           cell.dataset.row = i;
           cell.dataset.col = j;
           cell.style.background = colour(weight);
-          cell.style.color = weight > 0.45 ? "#fff" : "#111";
+          cell.style.color = textColour(weight);
           cells[i].push(cell);
           grid.append(cell);
         });
