@@ -23,6 +23,7 @@ from attnbook.studies.realdata import (
     detokenize_french,
     evaluate_real,
     group_references,
+    paired_bootstrap,
     replace_unknown,
     run_real_experiment,
     score_against_references,
@@ -119,6 +120,15 @@ def test_detokenize_french_undoes_the_loader_tokens():
     assert detokenize_french(["j'", "ai", "froid", "."]) == "j'ai froid."
     assert detokenize_french(["va", "!"]) == "va !"
     assert detokenize_french(["oui", ",", "c'", "est", "tom", "."]) == "oui, c'est tom."
+
+
+def test_detokenize_french_rejoins_every_hyphenated_word_of_the_shipped_pairs():
+    pairs = load_tatoeba(shipped_path(), strict=True).pairs
+    hyphenated = [p.target for p in pairs if "-" in p.target]
+    assert len(hyphenated) == 2846  # est-ce, allons-nous, a-t-il, ...
+    texts = [detokenize_french(target) for target in hyphenated]
+    assert not any(" -" in text or "- " in text for text in texts)
+    assert detokenize_french(["lève", "-", "toi", "!"]) == "lève-toi !"
 
 
 def test_multi_reference_scores_match_sacrebleu_and_credit_any_reference():
@@ -225,3 +235,23 @@ def test_run_real_experiment_translates_the_test_split_with_the_configured_beam(
     config = replace(small, train=replace(small.train, max_epochs=1, batch_size=64))
     experiment = run_real_experiment(shipped.pairs[::40], config, device="cpu")
     assert beams == [3] and experiment.to_dict()["config"]["beam_size"] == 3
+
+
+def test_paired_bootstrap_separates_a_broken_system_but_not_one_slip_in_forty_sentences():
+    references = [
+        [("il", "dort", "dans", "le", "jardin", "."), ("il", "sommeille", "au", "jardin", ".")],
+        [("elle", "mange", "une", "pomme", "rouge", ".")],
+    ] * 20
+    perfect = [refs[0] for refs in references]
+    broken = [("le", "chat", "noir") for _ in references]
+    apart = paired_bootstrap(broken, perfect, references, n_samples=200)
+    assert apart["BLEU"].system == pytest.approx(100.0) and apart["BLEU"].baseline < 10.0
+    assert apart["BLEU"].p_value < 0.01 and apart["chrF"].p_value < 0.01
+    one_slip = [*perfect[:-1], ("elle", "mange", "une", "pomme", "verte", ".")]
+    close = paired_bootstrap(one_slip, perfect, references, n_samples=200)
+    assert close["BLEU"].baseline < close["BLEU"].system and close["BLEU"].p_value > 0.05
+
+
+def test_paired_bootstrap_refuses_lists_of_different_lengths():
+    with pytest.raises(ValueError, match="1 baseline and 2 system"):
+        paired_bootstrap([("a",)], [("a",), ("b",)], [[("a",)], [("b",)]])
