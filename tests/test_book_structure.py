@@ -103,7 +103,6 @@ def test_chapter_has_exercises_with_collapsed_solutions(notebook):
 
 
 # Chapters whose exercises are numbered sphinx-exercise blocks; the others still list theirs in Markdown.
-CHAPTERS_WITH_NUMBERED_EXERCISES = [path for path in NUMBERED_CHAPTERS if int(path.name[:2]) <= 5]
 
 
 def exercise_label(text: str) -> str | None:
@@ -111,14 +110,14 @@ def exercise_label(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-@pytest.mark.parametrize("notebook", CHAPTERS_WITH_NUMBERED_EXERCISES, ids=lambda path: path.name)
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda path: path.name)
 def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(notebook):
     """Each exercise is an `exercise` block labelled ex-<chapter>-<n>, numbered from 1 in order; right after
     it comes its solution, a gated `solution-start` ... `solution-end` block folded as a dropdown whose code
     cells are the '# @title Solution' cells (so that they execute in the build); then, for an auto-checked
     exercise, the visible cell that runs the package's checker on the solution's function."""
     cells = load_cells(notebook)
-    chapter = int(notebook.name[:2])
+    chapter = "a" if notebook.name.startswith("appendix") else int(notebook.name[:2])
     texts = [source(cell) for cell in cells]
     starts = [index for index, text in enumerate(texts) if text.startswith("```{exercise}")]
     assert starts, f"{notebook.name}: no exercise blocks"
@@ -127,7 +126,7 @@ def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(note
     solution_cells = set()
     for index, label in zip(starts, labels, strict=True):
         assert texts[index].rstrip().endswith("```"), f"{label}: the exercise block is not closed in its cell"
-        assert texts[index + 1] == f"```{{solution-start}} {label}\n:class: dropdown\n```", (
+        assert texts[index + 1].strip() == f"```{{solution-start}} {label}\n:class: dropdown\n```", (
             f"{label}: the next cell must open its folded solution"
         )
         end = next(i for i in range(index + 2, len(cells)) if texts[i].startswith("```{solution-end}"))
