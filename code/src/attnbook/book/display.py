@@ -125,9 +125,9 @@ def show_source(obj: object, focus: tuple[str, str] | None = None) -> SourceList
     >>> print(show_source(get_device).source.splitlines()[0])
     def get_device(prefer: str = "auto") -> torch.device:
     >>> from attnbook.nmt.training import train
-    >>> listing = show_source(train, focus=("for batch in", "optimizer.step()"))
-    >>> listing.folded, listing.source.splitlines()[listing.excerpt[0]].strip()[:12]
-    (True, 'for batch in')
+    >>> listing = show_source(train, focus=("for step, batch in", "optimizer.step()"))
+    >>> listing.folded, listing.source.splitlines()[listing.excerpt[0]].strip()[:18]
+    (True, 'for step, batch in')
     """
     target = obj.fget if isinstance(obj, property) else obj
     try:
