@@ -54,14 +54,23 @@ def toy_vocabs(toy_splits):
 
 @pytest.fixture
 def tiny_translator(toy_vocabs):
-    """Make a tiny untrained :class:`~attnbook.nmt.translator.Translator` over ``toy_vocabs``:
-    ``tiny_translator(attention="bahdanau", seed=0, **sizes)``, seeded, on the CPU."""
+    """The tests' one builder of tiny models: ``tiny_translator(attention="bahdanau", seed=0, *,
+    vocabs=None, **sizes)`` makes an untrained :class:`~attnbook.nmt.translator.Translator`, seeded, on
+    the CPU, over ``vocabs`` (a ``(source, target)`` pair; default ``toy_vocabs``). ``attention`` is a
+    seq2seq decoder's (``"bahdanau"``, ``"luong"``, ``"none"``) or ``"transformer"``; ``sizes`` and any
+    other option go to the model's configuration, over small defaults."""
     from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+    from attnbook.nmt.transformer import Transformer, TransformerConfig
     from attnbook.nmt.translator import Translator
 
-    def make(attention: str = "bahdanau", seed: int = 0, **sizes):
+    def make(attention: str = "bahdanau", seed: int = 0, *, vocabs=None, **sizes) -> Translator:
         torch.manual_seed(seed)
-        src_vocab, tgt_vocab = toy_vocabs
+        src_vocab, tgt_vocab = vocabs or toy_vocabs
+        if attention == "transformer":
+            config = TransformerConfig(
+                len(src_vocab), len(tgt_vocab), **{"d_model": 16, "num_heads": 2, **sizes}
+            )
+            return Translator(Transformer(config), src_vocab, tgt_vocab)
         sizes = {"emb_dim": 16, "hidden_dim": 24, "attn_dim": 16, **sizes}
         config = Seq2SeqConfig(len(src_vocab), len(tgt_vocab), attention=attention, **sizes)
         return Translator(Seq2Seq(config), src_vocab, tgt_vocab)

@@ -492,12 +492,29 @@ def test_a_score_argument_the_module_does_not_take_is_a_type_error_naming_it(kin
     assert_message_names(error, "projected_keys")
 
 
-def test_the_check_overhead_measurement_runs_and_compares_identical_results(repo_root):
+def test_the_check_overhead_measurement_reports_medians_and_ratios_that_agree(repo_root):
+    """The script checks that the checked and the bare call give identical results (it fails otherwise),
+    then prints three medians and two ratios; the ratios must be those of the medians it printed."""
     script = repo_root / "tools" / "attention_check_overhead.py"
     result = subprocess.run(
-        [sys.executable, str(script), "--runs", "2", "--steps", "2"],
+        [sys.executable, str(script), "--runs", "3", "--steps", "2"],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "checks alone / bare" in result.stdout
+    times, ratios = result.stdout.strip().splitlines()
+    header, _, medians = times.partition(": ")
+    assert header == "cpu, per step (medians of 3 runs of 2 steps)"
+    micros = {}
+    for part in medians.split(", "):
+        name, value, unit = part.rsplit(" ", 2)
+        micros[name] = float(value)
+        assert unit == "us" and micros[name] > 0, part
+    assert list(micros) == ["checked", "bare", "checks alone"]
+    found = re.fullmatch(r"checked / bare - 1: (-?[\d.]+)%; checks alone / bare: ([\d.]+)%", ratios)
+    assert found, ratios
+    checked, bare, alone = micros["checked"], micros["bare"], micros["checks alone"]
+    # the times are printed to 0.05 us, the ratios to 0.05 percentage points
+    slack = 100 * 0.05 / bare * (1 + max(checked, alone) / bare) + 0.05
+    assert float(found[1]) == pytest.approx(100 * (checked / bare - 1), abs=slack)
+    assert float(found[2]) == pytest.approx(100 * alone / bare, abs=slack)

@@ -13,7 +13,6 @@ import torch
 from attnbook.cli import build_parser, main, realcli
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.translator import Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -198,10 +197,10 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_without_unsafe_advice(
     assert "weights_only" not in line
 
 
-def test_a_sentence_longer_than_a_location_model_allows_is_refused(tmp_path, capsys):
+def test_a_sentence_longer_than_a_location_model_allows_is_refused(tmp_path, capsys, tiny_translator):
     vocab = Vocab(["i", "am", "cold", "."])
-    config = Seq2SeqConfig(len(vocab), len(vocab), attention="luong", luong_score="location", max_src_len=4)
-    path = Translator(Seq2Seq(config), vocab, vocab).save(tmp_path / "location.pt")
+    translator = tiny_translator("luong", vocabs=(vocab, vocab), luong_score="location", max_src_len=4)
+    path = translator.save(tmp_path / "location.pt")
     assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am cold."]) == 0
     capsys.readouterr()
     assert main(["translate", "--checkpoint", str(path), "--device", "cpu", "I am very cold today."]) == 2

@@ -13,7 +13,7 @@ from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.evaluation import attention_scores
 from attnbook.nmt.luong import LocalPAttention, LuongVariantDecoder
 from attnbook.nmt.search import beam_search, greedy_decode
-from attnbook.nmt.seq2seq import LuongDecoder, Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.seq2seq import LuongDecoder, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, train, validation_loss
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig, ModelConfig
@@ -99,15 +99,16 @@ def test_local_p_refuses_a_bad_window_and_a_bad_mask(inputs):
         local_attention()(query, keys, mask=mask.long())
 
 
-def variant(toy_vocabs, seed=0, **choices):
-    torch.manual_seed(seed)
-    src_vocab, tgt_vocab = toy_vocabs
-    choices = {"emb_dim": 8, "hidden_dim": 10, **choices}
-    config = Seq2SeqConfig(len(src_vocab), len(tgt_vocab), attention="luong", **choices)
-    return Translator(Seq2Seq(config), src_vocab, tgt_vocab)
+@pytest.fixture
+def variant(tiny_translator):
+    def make(vocabs, seed=0, **choices) -> Translator:
+        choices = {"emb_dim": 8, "hidden_dim": 10, "attn_dim": 64, **choices}
+        return tiny_translator("luong", seed, vocabs=vocabs, **choices)
+
+    return make
 
 
-def test_input_feeding_feeds_the_attentional_state_into_the_next_step(toy_vocabs, toy_splits):
+def test_input_feeding_feeds_the_attentional_state_into_the_next_step(toy_vocabs, toy_splits, variant):
     translator = variant(toy_vocabs, input_feeding=True)
     decoder = translator.model.decoder
     assert isinstance(decoder, LuongVariantDecoder) and decoder.rnn.input_size == 8 + 10
@@ -123,7 +124,7 @@ def test_input_feeding_feeds_the_attentional_state_into_the_next_step(toy_vocabs
         assert inputs[step][:, 8:].abs().sum() > 0
 
 
-def test_input_feeding_changes_what_the_next_step_computes(toy_vocabs, toy_splits):
+def test_input_feeding_changes_what_the_next_step_computes(toy_vocabs, toy_splits, variant):
     decoder = variant(toy_vocabs, input_feeding=True).model.decoder
     translator = variant(toy_vocabs, input_feeding=True)
     batch = translator.batch(toy_splits.val[:4])
@@ -141,7 +142,7 @@ def test_input_feeding_changes_what_the_next_step_computes(toy_vocabs, toy_split
 @pytest.mark.parametrize(
     "choices", [{"input_feeding": True}, {"local_p": True}, {"input_feeding": True, "local_p": True}]
 )
-def test_teacher_forcing_equals_the_steps_search_uses(choices, toy_vocabs, toy_splits):
+def test_teacher_forcing_equals_the_steps_search_uses(choices, toy_vocabs, toy_splits, variant):
     translator = variant(toy_vocabs, **choices)
     model = translator.model.double().eval()
     batch = translator.batch(toy_splits.val[:5])
@@ -158,7 +159,7 @@ def test_teacher_forcing_equals_the_steps_search_uses(choices, toy_vocabs, toy_s
 
 @pytest.mark.parametrize("choices", [{}, {"input_feeding": True}])
 def test_the_general_score_projects_the_keys_once_per_sentence_with_the_same_result(
-    choices, toy_vocabs, toy_splits
+    choices, toy_vocabs, toy_splits, variant
 ):
     translator = variant(toy_vocabs, luong_score="general", **choices)
     model = translator.model.eval()
@@ -176,13 +177,13 @@ def test_the_general_score_projects_the_keys_once_per_sentence_with_the_same_res
         torch.testing.assert_close(got, want, rtol=0, atol=0)
 
 
-def test_local_p_alone_keeps_the_parallel_decoder(toy_vocabs):
+def test_local_p_alone_keeps_the_parallel_decoder(toy_vocabs, variant):
     decoder = variant(toy_vocabs, local_p=True, local_window=3).model.decoder
     assert isinstance(decoder, LuongDecoder) and isinstance(decoder.attention, LocalPAttention)
     assert decoder.attention.window == 3 and isinstance(decoder.rnn, torch.nn.GRU)
 
 
-def test_an_input_fed_local_p_model_learns_its_training_pairs(toy_vocabs, toy_splits):
+def test_an_input_fed_local_p_model_learns_its_training_pairs(toy_vocabs, toy_splits, variant):
     translator = variant(toy_vocabs, seed=3, input_feeding=True, local_p=True, emb_dim=16, hidden_dim=24)
     pairs = toy_splits.train[:16]
     before = validation_loss(translator, pairs).loss  # the loss on the training pairs themselves

@@ -33,13 +33,13 @@ def vocabs(pairs):
     return Vocab.build(p.source for p in pairs), Vocab.build(p.target for p in pairs)
 
 
-def tiny_model(kind: str, vocabs, seed: int = 0, dtype=torch.float64) -> Seq2Seq:
-    torch.manual_seed(seed)
-    src_vocab, tgt_vocab = vocabs
-    config = Seq2SeqConfig(
-        len(src_vocab), len(tgt_vocab), attention=kind, emb_dim=8, hidden_dim=12, attn_dim=6
-    )
-    return Seq2Seq(config).to(dtype).eval()
+@pytest.fixture
+def tiny_model(tiny_translator):
+    def make(kind: str, vocabs, seed: int = 0, dtype=torch.float64) -> Seq2Seq:
+        sizes = {"emb_dim": 8, "hidden_dim": 12, "attn_dim": 6}
+        return tiny_translator(kind, seed, vocabs=vocabs, **sizes).model.to(dtype).eval()
+
+    return make
 
 
 def test_config_rejects_an_unknown_attention():
@@ -62,18 +62,14 @@ def test_config_refuses_an_impossible_combination_when_built(choices, fact):
 
 
 @pytest.mark.parametrize("score", ["general", "concat", "location"])
-def test_every_possible_luong_score_runs(score, pairs, vocabs):
-    src_vocab, tgt_vocab = vocabs
-    config = Seq2SeqConfig(
-        len(src_vocab), len(tgt_vocab), attention="luong", luong_score=score, max_src_len=12
-    )
-    model = Seq2Seq(config)
+def test_every_possible_luong_score_runs(score, pairs, vocabs, tiny_translator):
+    model = tiny_translator("luong", vocabs=vocabs, luong_score=score, max_src_len=12).model
     batch = make_batch(pairs[:3], *vocabs)
     _, weights = model(batch.src, batch.src_mask, batch.tgt_in)
     assert weights.shape == (3, batch.tgt_in.size(1), batch.src.size(1))
 
 
-def test_evaluating_restores_the_mode_even_after_an_error(vocabs):
+def test_evaluating_restores_the_mode_even_after_an_error(vocabs, tiny_model):
     model = tiny_model("bahdanau", vocabs).train()
     with pytest.raises(RuntimeError), evaluating(model):
         assert not model.training
@@ -81,13 +77,13 @@ def test_evaluating_restores_the_mode_even_after_an_error(vocabs):
     assert model.training
 
 
-def test_decoder_classes_follow_the_config(vocabs):
+def test_decoder_classes_follow_the_config(vocabs, tiny_model):
     assert isinstance(tiny_model("bahdanau", vocabs).decoder, BahdanauDecoder)
     assert isinstance(tiny_model("luong", vocabs).decoder, LuongDecoder)
     assert isinstance(tiny_model("none", vocabs).decoder, PlainDecoder)
 
 
-def test_encoder_states_of_a_sentence_do_not_depend_on_the_padding_around_it(pairs, vocabs):
+def test_encoder_states_of_a_sentence_do_not_depend_on_the_padding_around_it(pairs, vocabs, tiny_model):
     model = tiny_model("bahdanau", vocabs)
     short = min(pairs, key=lambda p: len(p.source))
     long = max(pairs, key=lambda p: len(p.source))
@@ -104,7 +100,7 @@ def test_encoder_states_of_a_sentence_do_not_depend_on_the_padding_around_it(pai
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_teacher_forcing_matches_the_step_by_step_loop(kind, pairs, vocabs):
+def test_teacher_forcing_matches_the_step_by_step_loop(kind, pairs, vocabs, tiny_model):
     model = tiny_model(kind, vocabs)
     batch = make_batch(pairs[:6], *vocabs)
     logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
@@ -118,7 +114,7 @@ def test_teacher_forcing_matches_the_step_by_step_loop(kind, pairs, vocabs):
         torch.testing.assert_close(weights, step_weights)
 
 
-def test_luong_one_call_equals_its_stepwise_mode(pairs, vocabs):
+def test_luong_one_call_equals_its_stepwise_mode(pairs, vocabs, tiny_model):
     model = tiny_model("luong", vocabs)
     batch = make_batch(pairs[:6], *vocabs)
     parallel = model(batch.src, batch.src_mask, batch.tgt_in, parallel=True)
@@ -127,7 +123,7 @@ def test_luong_one_call_equals_its_stepwise_mode(pairs, vocabs):
 
 
 @pytest.mark.parametrize("kind", ["bahdanau", "luong"])
-def test_attention_ignores_padding_and_sums_to_one(kind, pairs, vocabs):
+def test_attention_ignores_padding_and_sums_to_one(kind, pairs, vocabs, tiny_model):
     model = tiny_model(kind, vocabs)
     batch = make_batch(pairs[:8], *vocabs)
     _, weights = model(batch.src, batch.src_mask, batch.tgt_in)
@@ -137,7 +133,7 @@ def test_attention_ignores_padding_and_sums_to_one(kind, pairs, vocabs):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_sentence_translates_the_same_alone_or_in_a_padded_batch(kind, pairs, vocabs):
+def test_a_sentence_translates_the_same_alone_or_in_a_padded_batch(kind, pairs, vocabs, tiny_model):
     model = tiny_model(kind, vocabs)
     batch = make_batch(pairs[:5], *vocabs)
     together = greedy_decode(model, batch.src, batch.src_mask, max_len=8)
@@ -150,7 +146,9 @@ def test_a_sentence_translates_the_same_alone_or_in_a_padded_batch(kind, pairs, 
 
 
 @pytest.mark.parametrize("kind", ["bahdanau", "luong"])
-def test_greedy_weights_have_one_row_per_token_and_one_column_per_source_token(kind, pairs, vocabs):
+def test_greedy_weights_have_one_row_per_token_and_one_column_per_source_token(
+    kind, pairs, vocabs, tiny_model
+):
     model = tiny_model(kind, vocabs)
     batch = make_batch(pairs[:4], *vocabs)
     for pair, hyp in zip(pairs[:4], greedy_decode(model, batch.src, batch.src_mask, max_len=6), strict=True):
@@ -162,7 +160,7 @@ def test_greedy_weights_have_one_row_per_token_and_one_column_per_source_token(k
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_beam_of_one_is_greedy_search(kind, pairs, vocabs):
+def test_beam_of_one_is_greedy_search(kind, pairs, vocabs, tiny_model):
     model = tiny_model(kind, vocabs)
     batch = make_batch(pairs[:6], *vocabs)
     greedy = greedy_decode(model, batch.src, batch.src_mask, max_len=7)
@@ -202,7 +200,9 @@ def naive_beam_search(model, src, src_mask, beam_size, max_len, length_penalty):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("length_penalty", [0.0, 1.0])
-def test_batched_beam_search_matches_a_naive_one_sentence_search(kind, length_penalty, pairs, vocabs):
+def test_batched_beam_search_matches_a_naive_one_sentence_search(
+    kind, length_penalty, pairs, vocabs, tiny_model
+):
     model = tiny_model(kind, vocabs, seed=3)
     batch = make_batch(pairs[:4], *vocabs)
     with torch.no_grad():
@@ -216,7 +216,7 @@ def test_batched_beam_search_matches_a_naive_one_sentence_search(kind, length_pe
             assert math.isclose(results[row].score, score, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def test_beam_search_returns_the_weights_of_the_chosen_beam(pairs, vocabs):
+def test_beam_search_returns_the_weights_of_the_chosen_beam(pairs, vocabs, tiny_model):
     model = tiny_model("bahdanau", vocabs, seed=1)
     batch = make_batch(pairs[:3], *vocabs)
     for pair, hyp in zip(
@@ -228,21 +228,21 @@ def test_beam_search_returns_the_weights_of_the_chosen_beam(pairs, vocabs):
         )
 
 
-def test_beam_size_must_be_positive(pairs, vocabs):
+def test_beam_size_must_be_positive(pairs, vocabs, tiny_model):
     model = tiny_model("bahdanau", vocabs)
     batch = make_batch(pairs[:1], *vocabs)
     with pytest.raises(ValueError, match="beam_size must be at least 1"):
         beam_search(model, batch.src, batch.src_mask, beam_size=0)
 
 
-def test_an_all_padding_source_row_is_a_clear_error(vocabs):
+def test_an_all_padding_source_row_is_a_clear_error(vocabs, tiny_model):
     model = tiny_model("bahdanau", vocabs)
     src = torch.zeros(1, 3, dtype=torch.long)
     with pytest.raises(ValueError, match="at least one token"):
         model.encode(src, src != 0)
 
 
-def test_baseline_sees_the_source_only_through_its_summary(pairs, vocabs):
+def test_baseline_sees_the_source_only_through_its_summary(pairs, vocabs, tiny_model):
     model = tiny_model("none", vocabs)
     batch = make_batch(pairs[:2], *vocabs)
     memory = model.encode(batch.src, batch.src_mask)
@@ -252,9 +252,9 @@ def test_baseline_sees_the_source_only_through_its_summary(pairs, vocabs):
     )
 
 
-def test_models_run_on_float32_by_default(vocabs):
+def test_models_run_on_float32_by_default(vocabs, tiny_translator):
     src_vocab, tgt_vocab = vocabs
-    model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4, attn_dim=4))
+    model = tiny_translator(vocabs=vocabs, emb_dim=4, hidden_dim=4, attn_dim=4).model
     batch = make_batch([SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"))], src_vocab, tgt_vocab)
     logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
     assert logits.dtype == weights.dtype == torch.float32

@@ -1,12 +1,14 @@
 """The loss and the training loop."""
 
 import math
+from dataclasses import astuple
 
 import pytest
 import torch
 
 from attnbook.nmt.training import (
     LossRecord,
+    Schedule,
     TrainConfig,
     TrainingRun,
     sequence_loss,
@@ -243,3 +245,68 @@ def test_a_run_that_fails_side_by_side_raises_its_own_error(toy_splits, tiny_tra
     ]
     with pytest.raises(ValueError, match="need training and validation pairs"):
         train_side_by_side(runs)
+
+
+def decisions(schedule, losses, first_step=1):
+    """(best, halve, stop) for each validation loss in turn, the n-th measured after step first_step + n."""
+    return [astuple(schedule.observe(step, loss)) for step, loss in enumerate(losses, start=first_step)]
+
+
+def test_schedule_counts_patience_from_the_last_fall_larger_than_min_delta():
+    schedule = Schedule(lr=1.0, planned_steps=100, patience=3, min_delta=0.1)
+    # 0.95 is not 0.1 below 1.0; 0.5 is (patience starts again); 0.48, 0.47, 0.46 are not: stop
+    assert decisions(schedule, [1.0, 0.95, 0.5, 0.48, 0.47, 0.46]) == [
+        (True, False, False),
+        (True, False, False),
+        (True, False, False),
+        (True, False, False),
+        (True, False, False),
+        (True, False, True),
+    ]
+    assert (schedule.best_loss, schedule.best_step, schedule.counted_loss) == (0.46, 6, 0.5)
+    assert schedule.lr_drop_steps == [] and schedule.rate(7) == 1.0
+
+
+def test_schedule_halves_the_rate_when_patience_runs_out_and_stops_when_no_halving_is_left():
+    schedule = Schedule(lr=0.01, planned_steps=100, patience=2, lr_drops=2)
+    losses = [1.0, 1.0, 1.2, 0.9, 0.95, 0.97, 0.96, 0.99]
+    assert decisions(schedule, losses, first_step=10) == [
+        (True, False, False),  # step 10: the first loss always counts
+        (False, False, False),  # an equal loss is not lower
+        (False, True, False),  # step 12: the second in a row that does not count: halve
+        (True, False, False),  # step 13: a fall starts patience again
+        (False, False, False),
+        (False, True, False),  # step 15: halve again, the last halving allowed
+        (False, False, False),
+        (False, False, True),  # step 17: patience runs out with no halving left
+    ]
+    assert schedule.lr_drop_steps == [12, 15] and schedule.best_step == 13
+    assert schedule.rate(18) == 0.01 / 4
+
+
+def test_schedule_rate_falls_linearly_to_zero_when_decay_is_on_and_halvings_scale_it():
+    schedule = Schedule(lr=1.0, planned_steps=4, patience=1, lr_drops=1, decay=True)
+    assert [schedule.rate(step) for step in range(1, 6)] == [1.0, 0.75, 0.5, 0.25, 0.0]
+    schedule.observe(1, 2.0)
+    assert astuple(schedule.observe(2, 2.0)) == (False, True, False)
+    assert [schedule.rate(step) for step in range(1, 6)] == [0.5, 0.375, 0.25, 0.125, 0.0]
+    assert Schedule(lr=1.0, planned_steps=4, patience=1).rate(4) == 1.0  # no decay: constant
+
+
+def test_a_nan_validation_loss_is_never_best_and_counts_against_patience():
+    schedule = Schedule(lr=1.0, planned_steps=10, patience=2)
+    assert decisions(schedule, [math.nan, 3.0, math.nan, math.nan]) == [
+        (False, False, False),
+        (True, False, False),
+        (False, False, False),
+        (False, False, True),
+    ]
+    assert schedule.best_step == 2
+
+
+def test_schedule_from_config_takes_the_training_rules_of_the_config():
+    config = TrainConfig(lr=0.02, patience=5, min_delta=0.01, lr_drops=3, lr_decay=True)
+    schedule = Schedule.from_config(config, planned_steps=40)
+    assert (schedule.lr, schedule.planned_steps, schedule.patience) == (0.02, 40, 5)
+    assert (schedule.min_delta, schedule.lr_drops, schedule.decay) == (0.01, 3, True)
+    assert Schedule.from_config(TrainConfig(lr_decay=None), planned_steps=40).decay is False

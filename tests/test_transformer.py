@@ -35,13 +35,15 @@ def toy():
     return splits, src_vocab, tgt_vocab
 
 
-def small_model(src_vocab, tgt_vocab, seed=0, **sizes):
-    torch.manual_seed(seed)
-    config = TransformerConfig(len(src_vocab), len(tgt_vocab), **{"d_model": 16, "num_heads": 2, **sizes})
-    return Transformer(config)
+@pytest.fixture
+def small_model(tiny_translator):
+    def make(src_vocab, tgt_vocab, seed=0, **sizes) -> Transformer:
+        return tiny_translator("transformer", seed, vocabs=(src_vocab, tgt_vocab), **sizes).model
+
+    return make
 
 
-def test_shapes_of_logits_and_of_every_heads_cross_attention(toy):
+def test_shapes_of_logits_and_of_every_heads_cross_attention(toy, small_model):
     splits, src_vocab, tgt_vocab = toy
     model = small_model(src_vocab, tgt_vocab, num_layers=3)
     batch = make_batch(splits.train[:5], src_vocab, tgt_vocab)
@@ -55,7 +57,7 @@ def test_shapes_of_logits_and_of_every_heads_cross_attention(toy):
     assert bool(every.masked_select(~batch.src_mask[:, None, None, None, :]).eq(0).all())  # no padding
 
 
-def test_a_target_token_never_changes_the_logits_before_it(toy):
+def test_a_target_token_never_changes_the_logits_before_it(toy, small_model):
     splits, src_vocab, tgt_vocab = toy
     model = small_model(src_vocab, tgt_vocab).double().eval()
     batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
@@ -67,7 +69,7 @@ def test_a_target_token_never_changes_the_logits_before_it(toy):
     assert not torch.allclose(changed_logits[:, 3:], logits[:, 3:])
 
 
-def test_cached_step_by_step_decoding_equals_the_parallel_pass(toy):
+def test_cached_step_by_step_decoding_equals_the_parallel_pass(toy, small_model):
     splits, src_vocab, tgt_vocab = toy
     model = small_model(src_vocab, tgt_vocab).double().eval()
     batch = make_batch(splits.train[:6], src_vocab, tgt_vocab)
@@ -90,7 +92,7 @@ def test_config_refuses_heads_that_do_not_divide_the_width():
         TransformerConfig(10, 10, d_model=30, num_heads=4)
 
 
-def test_the_package_training_loop_and_search_serve_it(toy):
+def test_the_package_training_loop_and_search_serve_it(toy, small_model):
     splits, src_vocab, tgt_vocab = toy
     model = small_model(src_vocab, tgt_vocab, d_model=32, num_heads=4, ff_dim=64)
     translator = Translator(model, src_vocab, tgt_vocab)
@@ -109,7 +111,7 @@ def test_the_package_training_loop_and_search_serve_it(toy):
     assert bool(((by_head >= 0) & (by_head <= 1)).all())
 
 
-def test_head_alignment_agrees_with_the_package_scorer_on_a_one_head_model(toy):
+def test_head_alignment_agrees_with_the_package_scorer_on_a_one_head_model(toy, small_model):
     splits, src_vocab, tgt_vocab = toy
     translator = Translator(
         small_model(src_vocab, tgt_vocab, num_heads=1, num_layers=1), src_vocab, tgt_vocab

@@ -125,14 +125,17 @@ def show_source(obj: object, focus: tuple[str, str] | None = None) -> SourceList
     >>> print(show_source(get_device).source.splitlines()[0])
     def get_device(prefer: str = "auto") -> torch.device:
     >>> from attnbook.nmt.training import train
-    >>> listing = show_source(train, focus=("for batch in", "optimizer.step()"))
-    >>> listing.folded, listing.source.splitlines()[listing.excerpt[0]].strip()[:12]
-    (True, 'for batch in')
+    >>> listing = show_source(train, focus=("for step, batch in", "optimizer.step()"))
+    >>> listing.folded, listing.source.splitlines()[listing.excerpt[0]].strip()[:18]
+    (True, 'for step, batch in')
+    >>> from attnbook.nmt.search import beam_search  # decorated with torch.no_grad()
+    >>> show_source(beam_search).path
+    'attnbook/nmt/search.py'
     """
     target = obj.fget if isinstance(obj, property) else obj
     try:
         lines, first_line = inspect.getsourcelines(target)
-        path = inspect.getsourcefile(target) or "<unknown>"
+        path = inspect.getsourcefile(inspect.unwrap(target)) or "<unknown>"  # a decorator's file is not it
     except (TypeError, OSError) as exc:
         raise TypeError(
             f"show_source needs a class, function, method or module defined in a file; got {type(obj).__name__} "

@@ -88,6 +88,8 @@ from attnbook.nmt.seq2seq import (
 )
 from attnbook.nmt.training import (
     LossRecord,
+    Schedule,
+    ScheduleDecision,
     TrainConfig,
     TrainingRun,
     TrainResult,
@@ -148,6 +150,8 @@ __all__ = [
     "MalformedLine",
     "NeighbourCopier",
     "PlainDecoder",
+    "Schedule",
+    "ScheduleDecision",
     "SentencePair",
     "Seq2Seq",
     "Seq2SeqConfig",

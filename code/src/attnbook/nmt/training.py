@@ -1,8 +1,10 @@
 """The loss and the training loop of the seq2seq models of :mod:`attnbook.nmt.seq2seq`.
 
 - :func:`sequence_loss`: cross-entropy over the real target tokens only.
-- :func:`train`: teacher forcing, Adam, gradient clipping, early stopping on a validation split, a
-  silenceable ``tqdm`` progress bar; the best weights (lowest validation loss) are restored at the end.
+- :class:`Schedule`: the learning rate of every step, and after each validation whether to keep the
+  weights, halve the rate or stop (patience, ``min_delta``, ``lr_drops``, the optional decay to zero).
+- :func:`train`: teacher forcing, Adam, gradient clipping, validations that a :class:`Schedule` judges,
+  a silenceable ``tqdm`` progress bar; the best weights (lowest validation loss) are restored at the end.
   It returns a :class:`TrainResult`.
 - :func:`train_side_by_side`: several independent :func:`train` runs at once, one thread each, so that
   a machine with several cores trains several small models in the time of the slowest.
@@ -30,6 +32,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import random
 import time
@@ -178,6 +181,85 @@ def validation_loss(
     return LossRecord(0, total_loss / count, correct / count)
 
 
+@dataclass(frozen=True)
+class ScheduleDecision:
+    """What a :class:`Schedule` decided after one validation.
+
+    Attributes:
+        best: the loss is the lowest so far: keep these weights.
+        halve: patience ran out with a halving left: the rate halves from the next step on.
+        stop: patience ran out with no halving left: stop training.
+    """
+
+    best: bool
+    halve: bool
+    stop: bool
+
+
+@dataclass
+class Schedule:
+    """The learning rate of every step, and early stopping: what :func:`train` does after a validation.
+
+    The rate starts at ``lr``, falls linearly to zero over ``planned_steps`` if ``decay``, and is halved
+    once for each entry of ``lr_drop_steps``. A validation loss counts as lower for patience when it is
+    more than ``min_delta`` below the last one that counted. After ``patience`` validations in a row that
+    do not count, the rate is halved and counting starts again, up to ``lr_drops`` times; when patience
+    runs out with no halving left, training stops.
+
+    Attributes:
+        best_loss, best_step: the lowest validation loss so far and the step it was measured after.
+        lr_drop_steps: the steps after which the rate was halved.
+        counted_loss, bad_checks: the last loss that counted as lower, and the validations since then.
+
+    >>> schedule = Schedule(lr=0.1, planned_steps=100, patience=2, lr_drops=1)
+    >>> [schedule.observe(step, loss).stop for step, loss in [(10, 2.0), (20, 2.5), (30, 2.1), (40, 2.2)]]
+    [False, False, False, False]
+    >>> schedule.lr_drop_steps, schedule.rate(31), schedule.best_step
+    ([30], 0.05, 10)
+    >>> schedule.observe(50, 2.3)
+    ScheduleDecision(best=False, halve=False, stop=True)
+    """
+
+    lr: float
+    planned_steps: int
+    patience: int
+    min_delta: float = 0.0
+    lr_drops: int = 0
+    decay: bool = False
+    best_loss: float = field(default=math.inf, init=False)
+    best_step: int = field(default=0, init=False)
+    lr_drop_steps: list[int] = field(default_factory=list, init=False)
+    counted_loss: float = field(default=math.inf, init=False)
+    bad_checks: int = field(default=0, init=False)
+
+    @classmethod
+    def from_config(cls, config: TrainConfig, planned_steps: int) -> Schedule:
+        """The schedule that ``config`` asks for, over ``planned_steps`` optimiser steps."""
+        options = (config.patience, config.min_delta, config.lr_drops, bool(config.lr_decay))
+        return cls(config.lr, planned_steps, *options)
+
+    def rate(self, step: int) -> float:
+        """The learning rate of optimiser step ``step`` (the first is step 1), after the halvings so far."""
+        decay = max(1.0 - (step - 1) / self.planned_steps, 0.0) if self.decay else 1.0
+        return self.lr * (decay * 0.5 ** len(self.lr_drop_steps))
+
+    def observe(self, step: int, val_loss: float) -> ScheduleDecision:
+        """Take the validation loss measured after ``step`` steps; decide what training does next."""
+        best = val_loss < self.best_loss
+        if best:
+            self.best_loss, self.best_step = val_loss, step
+        if val_loss < self.counted_loss - self.min_delta:
+            self.counted_loss, self.bad_checks = val_loss, 0
+        else:
+            self.bad_checks += 1
+        out_of_patience = self.bad_checks >= self.patience
+        halve = out_of_patience and len(self.lr_drop_steps) < self.lr_drops
+        if halve:
+            self.lr_drop_steps.append(step)
+            self.bad_checks = 0
+        return ScheduleDecision(best, halve, stop=out_of_patience and not halve)
+
+
 def train(
     translator: Translator,
     train_pairs: Sequence[SentencePair],
@@ -189,7 +271,8 @@ def train(
     """Train a translator's model with teacher forcing and early stopping; keep the best weights.
 
     The model stays on its device; batches are moved there. The batch order is drawn from a generator
-    seeded with ``config.seed`` (the global generators are not used for it).
+    seeded with ``config.seed`` (the global generators are not used for it). A :class:`Schedule` sets
+    the learning rate of every step and decides, after each validation, whether to go on.
 
     Args:
         translator: the model to train, in place, and its vocabularies.
@@ -203,79 +286,54 @@ def train(
     config = config or TrainConfig()
     if not train_pairs or not val_pairs:
         raise ValueError(f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}")
-    model = translator.model
-    order = random.Random(config.seed)
+    model, order = translator.model, random.Random(config.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    planned = config.max_epochs * math.ceil(len(train_pairs) / config.batch_size)
-    lr_drop_steps: list[int] = []  # each halving of the learning rate, by step
-    decay = (lambda step: max(1.0 - step / planned, 0.0)) if config.lr_decay else (lambda step: 1.0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: decay(step) * 0.5 ** len(lr_drop_steps)
+    per_epoch = math.ceil(len(train_pairs) / config.batch_size)
+    schedule = Schedule.from_config(config, planned_steps=config.max_epochs * per_epoch)
+    batches = itertools.chain.from_iterable(
+        translator.batches(train_pairs, config.batch_size, shuffle=True, generator=order)
+        for _ in range(config.max_epochs)
     )
     history: list[LossRecord] = []
     val_history: list[LossRecord] = []
-    steps = best_step = bad_checks = 0
-    best_loss, best_state = float("inf"), copy.deepcopy(model.state_dict())
-    counted_loss = float("inf")  # the last validation loss that counted as an improvement for patience
+    best_state = copy.deepcopy(model.state_dict())
     window = torch.zeros(3, device=model.device)  # loss sum, correct tokens, tokens: read only when logged
     start = time.perf_counter()
-    bar = tqdm(total=planned, disable=not progress, desc="training", unit="step")
-
-    def validate() -> bool:
-        """Record a validation; return True when training should stop."""
-        nonlocal best_loss, best_state, best_step, bad_checks, counted_loss
-        measured = validation_loss(translator, val_pairs)
-        val_history.append(LossRecord(steps, measured.loss, measured.token_accuracy))
-        if measured.loss < best_loss:
-            best_loss, best_state, best_step = measured.loss, copy.deepcopy(model.state_dict()), steps
-        if measured.loss < counted_loss - config.min_delta:
-            counted_loss, bad_checks = measured.loss, 0
-        else:
-            bad_checks += 1
-        bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
-        if bad_checks < config.patience:
-            return False
-        if len(lr_drop_steps) == config.lr_drops:
-            return True
-        lr_drop_steps.append(steps)  # halves the scheduler's factor from the step after next ...
-        for group in optimizer.param_groups:  # ... and here the rate already set for the next step
-            group["lr"] *= 0.5
-        bad_checks = 0
-        return False
-
+    bar = tqdm(total=schedule.planned_steps, disable=not progress, desc="training", unit="step")
     model.train()
-    stop = stopped_early = False
-    for _ in range(config.max_epochs):
-        for batch in translator.batches(train_pairs, config.batch_size, shuffle=True, generator=order):
-            logits, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=config.parallel_decoder)
-            loss, correct, count = sequence_loss(logits, batch.tgt_out)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
-            optimizer.step()
-            scheduler.step()
-            steps += 1
-            bar.update(1)
-            window += torch.stack([loss.detach() * count, correct.float(), count.float()])
-            if steps % config.log_every == 0:
-                loss_sum, right, tokens = window.tolist()
-                history.append(LossRecord(steps, loss_sum / tokens, right / tokens))
-                window.zero_()
-            if steps % config.eval_every == 0 and validate():
-                stop = True
+    for step, batch in enumerate(batches, start=1):
+        for group in optimizer.param_groups:
+            group["lr"] = schedule.rate(step)
+        logits, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=config.parallel_decoder)
+        loss, correct, count = sequence_loss(logits, batch.tgt_out)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
+        optimizer.step()
+        bar.update(1)
+        window += torch.stack([loss.detach() * count, correct.float(), count.float()])
+        if step % config.log_every == 0:
+            loss_sum, right, tokens = window.tolist()
+            history.append(LossRecord(step, loss_sum / tokens, right / tokens))
+            window.zero_()
+        if step % config.eval_every == 0 or step % per_epoch == 0:  # every epoch ends with a validation
+            measured = validation_loss(translator, val_pairs)
+            val_history.append(LossRecord(step, measured.loss, measured.token_accuracy))
+            bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
+            decision = schedule.observe(step, measured.loss)
+            if decision.best:
+                best_state = copy.deepcopy(model.state_dict())
+            if decision.stop:
                 break
-        if not stop and steps % config.eval_every != 0:
-            stop = validate()  # every epoch ends with a validation
-        if stop:
-            stopped_early = steps < planned
-            break
     bar.close()
     if config.keep_best:
         model.load_state_dict(best_state)
     model.eval()
     seconds = time.perf_counter() - start
+    stopped_early = step < schedule.planned_steps  # a run that did not stop took every planned step
+    lr_drop_steps = tuple(schedule.lr_drop_steps)
     return TrainResult(
-        tuple(history), tuple(val_history), best_step, steps, seconds, stopped_early, tuple(lr_drop_steps)
+        tuple(history), tuple(val_history), schedule.best_step, step, seconds, stopped_early, lr_drop_steps
     )
 
 

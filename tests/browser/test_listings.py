@@ -1,0 +1,142 @@
+"""Code that fits the page: no listing of the package and no code cell of a chapter scrolls sideways.
+
+Every page of the built book is opened in headless Chromium at the browser tests' window size, with
+every fold open (a long listing's ``<details>``, a hidden cell's toggle), as a reader who unfolds them
+sees it. For each code block of the article it reads whether the block scrolls sideways
+(``scrollWidth > clientWidth``) and how many characters its column shows (the block's inner width over
+the width of one character of its font). A package listing (``show_source``'s output) or a chapter's
+code cell that scrolls fails the test, which names the page, the listing and the first line too long.
+Printed outputs are measured too and reported, not failed: they show data, and a reader expects a
+table to scroll.
+
+The measurements go to ``_build/screenshots/listings.json``; the test's message gives the column's
+width in characters, the line length that fits it.
+
+These tests carry the marker ``listings_fit_page``: ``pytest tests/browser -m "not listings_fit_page"``
+runs the other browser tests alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from book_browser import SCREENSHOT_DIR, TIMEOUT_MS, VIEWPORT, is_local
+from book_config import toc_files
+
+PAGES = toc_files()
+FAILING_KINDS = ("listing", "code cell")  # printed outputs are reported, not failed
+REPORT = SCREENSHOT_DIR / "listings.json"
+
+# Opens every fold of the article, then measures each <pre>: its kind (a chapter's code cell, a package
+# listing shown by show_source, a printed output, or a code block of the prose), whether it scrolls, how
+# many characters of its font its inner width holds, and its lines. A listing is named by the file and
+# line its caption gives ("Source: `attnbook/...py`, line N", or "Lines N-M of `attnbook/...py`").
+MEASURE_JS = r"""
+() => {
+  const article = document.querySelector("article.bd-article");
+  if (!article) return null;
+  article.querySelectorAll("details").forEach((fold) => { fold.open = true; });
+  article.querySelectorAll(".toggle-hidden").forEach((hidden) => hidden.classList.remove("toggle-hidden"));
+  const canvas = document.createElement("canvas").getContext("2d");
+  const cells = [...article.querySelectorAll("div.cell")];
+  const kindOf = (pre) => {
+    if (pre.closest(".cell_input")) return "code cell";
+    if (pre.closest(".cell_output")) return pre.closest(".highlight-python") ? "listing" : "output";
+    return "prose";
+  };
+  const labelOf = (pre, kind) => {
+    const cell = pre.closest("div.cell");
+    const where = cell ? `cell ${cells.indexOf(cell) + 1}` : "the prose";
+    if (kind !== "listing") return where;
+    const caption = pre.closest(".cell_output").textContent;
+    const source = caption.match(/(attnbook\/[\w\/]+\.py)`?, lines? (\d+)/) ||
+      caption.match(/Lines? (\d+)[-\u2013\d]* of `?(attnbook\/[\w\/]+\.py)/);
+    if (!source) return where;
+    return source[1].startsWith("attnbook") ? `${source[1]}:${source[2]}` : `${source[2]}:${source[1]}`;
+  };
+  const blocks = [...article.querySelectorAll("pre")].map((pre) => {
+    const style = getComputedStyle(pre);
+    canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const charWidth = canvas.measureText("0".repeat(100)).width / 100;
+    const inner = pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const lines = pre.textContent.replace(/\n$/, "").split("\n");
+    const columns = Math.floor(inner / charWidth + 1e-6);
+    const kind = kindOf(pre);
+    return {
+      kind,
+      label: labelOf(pre, kind),
+      rendered: pre.clientWidth > 0,
+      scrolls: pre.scrollWidth > pre.clientWidth,
+      columns,
+      charWidth,
+      longest: Math.max(...lines.map((line) => line.length)),
+      firstTooLong: lines.find((line) => line.length > columns) || "",
+      firstLine: lines[0],
+    };
+  });
+  return {blocks};
+}
+"""
+
+
+def _measure(book, page: str) -> list[dict]:
+    """Open ``page`` in a fresh tab, offline, unfold everything, and measure its code blocks."""
+    context = book.browser.new_context(viewport=VIEWPORT, service_workers="block")
+    context.set_default_timeout(TIMEOUT_MS)
+    context.route("**/*", lambda route: route.continue_() if is_local(route.request.url) else route.abort())
+    try:
+        tab = context.new_page()
+        tab.goto(book.url(page), wait_until="load")
+        tab.wait_for_function("() => document.fonts.status === 'loaded'")
+        found = tab.evaluate(MEASURE_JS)
+    finally:
+        context.close()
+    assert found is not None, f"{page}: no article.bd-article (did the theme change?)"
+    return found["blocks"]
+
+
+@pytest.fixture(scope="module")
+def measured(book):
+    """Every page's code blocks, measured once; written to _build/screenshots/listings.json."""
+    pages = {page: _measure(book, page) for page in PAGES}
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text(json.dumps(pages, indent=1) + "\n")
+    return pages
+
+
+def _columns(blocks: list[dict], kinds: tuple[str, ...]) -> int | None:
+    widths = [block["columns"] for block in blocks if block["rendered"] and block["kind"] in kinds]
+    return min(widths) if widths else None
+
+
+@pytest.mark.listings_fit_page
+def test_code_is_measured_on_every_chapter(measured):
+    """The measurement sees the code: every chapter has rendered code cells with a column of some width."""
+    for page in (page for page in PAGES if page.startswith("chapters/")):
+        cells = [block for block in measured[page] if block["kind"] == "code cell"]
+        assert cells, f"{page}: no code cell found (did the theme's classes change?)"
+        assert all(block["rendered"] and block["columns"] > 40 for block in cells), (
+            f"{page}: code cells not rendered, or a column under 40 characters: "
+            f"{[(block['label'], block['columns']) for block in cells][:5]}"
+        )
+
+
+@pytest.mark.listings_fit_page
+@pytest.mark.parametrize("page", PAGES)
+def test_no_listing_or_code_cell_scrolls_sideways(measured, page):
+    blocks = measured[page]
+    hidden = [block["label"] for block in blocks if block["kind"] in FAILING_KINDS and not block["rendered"]]
+    assert not hidden, f"{page}: code blocks that stay hidden with every fold open: {hidden}"
+    scrolling = [block for block in blocks if block["kind"] in FAILING_KINDS and block["scrolls"]]
+    if scrolling:
+        pytest.fail(
+            f"{page}: the code column shows {_columns(blocks, FAILING_KINDS)} characters; "
+            f"{len(scrolling)} blocks scroll sideways:\n"
+            + "\n".join(
+                f"  {block['kind']} {block['label']}: {block['longest']} characters, first too long: "
+                f"{block['firstTooLong'].strip()[:100]!r}"
+                for block in scrolling
+            ),
+            pytrace=False,
+        )
