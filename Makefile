@@ -11,7 +11,7 @@
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build browser latex pdf gpu-check clean help
+.PHONY: book test lint unit chapters build browser listings latex pdf gpu-check clean help
 
 help:
 	@sed -n '1,9p' Makefile
@@ -46,7 +46,14 @@ unit:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
 browser:
 	@tools/install_browser.sh
-	$(BIN)/python -m pytest tests/browser
+	$(BIN)/python -m pytest tests/browser -m "not listings_fit_page"
+
+# Whether every listing fits the page's code column (about 77 characters) without scrolling sideways.
+# Not yet part of `make test`: the package and the chapters are still formatted for 110 columns, so
+# this fails today and names each listing that scrolls (_build/screenshots/listings.json).
+listings:
+	@tools/install_browser.sh
+	$(BIN)/python -m pytest tests/browser -m listings_fit_page
 
 # The LaTeX sources of the PDF edition, warnings as errors (no TeX needed): run after the build, it
 # takes every chapter from the cache of executed chapters that the build filled.
