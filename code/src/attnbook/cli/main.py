@@ -9,6 +9,7 @@ Examples::
     python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
     python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
     python -m attnbook train --attention luong --luong-score general --input-feeding --local-p
+    python -m attnbook train --model transformer --save tf.pt  # chapter 8's Transformer
     python -m attnbook bottleneck --seeds 0 --sizes 128  # attention against one baseline, until they stop
     python -m attnbook bench --quick --json           # the cost of attention (see attnbook.benchmark.bench)
 """
@@ -24,11 +25,12 @@ from attnbook.benchmark import bench
 from attnbook.benchmark.bench_grids import GRIDS, default_grid
 from attnbook.benchmark.bench_report import format_report
 from attnbook.cli import realcli
-from attnbook.cli.flags import add_config_arguments, config_from_arguments, positive_int
+from attnbook.cli.flags import add_config_arguments, config_from_given, positive_int
 from attnbook.core.records import save_result
 from attnbook.core.runtime import get_device
 from attnbook.studies import bottleneck
-from attnbook.studies.experiment import ExperimentConfig, run_experiment
+from attnbook.studies.experiment import ExperimentConfig, attention_name, run_experiment
+from attnbook.studies.realdata import RealConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,12 +51,13 @@ def add_train_command(commands: argparse._SubParsersAction) -> None:
     """Register ``train``: chapter 6's experiment; one flag per field of :class:`ExperimentConfig`."""
     train = commands.add_parser(
         "train",
-        help="train chapter 6's seq2seq model on the toy grammar and print held-out metrics",
-        description="Train chapter 6's seq2seq model on the toy English-French grammar, then print "
+        help="train chapter 6's seq2seq model (or chapter 8's Transformer) and print held-out metrics",
+        description="Train chapter 6's seq2seq model (--model transformer: chapter 8's Transformer) on the "
+        "toy English-French grammar (--corpus: on real pairs), then print "
         "exact match, token accuracy, BLEU, chrF, alignment accuracy and exact match by source length "
         "on the held-out test split.",
     )
-    add_config_arguments(train, ExperimentConfig)
+    add_config_arguments(train, ExperimentConfig, RealConfig)  # one flag per field of either run
     train.add_argument(
         "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
     )
@@ -78,7 +81,8 @@ def run_train(args: argparse.Namespace) -> int:
         return realcli.run_train_corpus(args)
 
     try:
-        config = config_from_arguments(ExperimentConfig, args)
+        config = config_from_given(ExperimentConfig, args, what="a run on the toy grammar (without --corpus)")
+        realcli.refuse_unused_model_flags(config, args)
     except ValueError as error:  # an impossible combination of flags
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -89,7 +93,7 @@ def run_train(args: argparse.Namespace) -> int:
         experiment.translator.save(args.save)
     training, evaluation = experiment.training, experiment.evaluation
     print(
-        f"attention {config.model.attention} on {experiment.device}: trained {training.steps} steps "
+        f"attention {attention_name(config)} on {experiment.device}: trained {training.steps} steps "
         f"in {training.seconds:.1f} s"
     )
     if evaluation is not None:

@@ -12,6 +12,7 @@ from attnbook.nmt.attention_analysis import (
     AlignmentResult,
     accuracy_with_forced_attention,
     alignment_accuracy,
+    head_alignment_accuracy,
     teacher_forced_attention,
 )
 from attnbook.nmt.corpus import (
@@ -54,13 +55,17 @@ from attnbook.nmt.grammar import (
     generate_pairs,
     make_splits,
 )
-from attnbook.nmt.luong import (
-    LocalPAttention,
-    LuongVariantDecoder,
-)
 from attnbook.nmt.metrics import (
     TranslationMetrics,
     score_translations,
+)
+from attnbook.nmt.model import (
+    Memory,
+    ModelSizes,
+    StepDecoder,
+    TranslationModel,
+    decode_stepwise,
+    evaluating,
 )
 from attnbook.nmt.search import (
     Hypothesis,
@@ -74,11 +79,11 @@ from attnbook.nmt.seq2seq import (
     Encoder,
     EncoderMemory,
     LuongDecoder,
+    ModelConfig,
     PlainDecoder,
     Seq2Seq,
     Seq2SeqConfig,
     check_model_choices,
-    evaluating,
 )
 from attnbook.nmt.training import (
     LossRecord,
@@ -99,13 +104,14 @@ from attnbook.nmt.transformer import (
     TransformerDecoder,
     TransformerEncoder,
     TransformerMemory,
-    head_alignment_accuracy,
+    TransformerSizes,
     neighbour_batch,
     sinusoidal_positions,
     train_neighbour_copier,
 )
 from attnbook.nmt.translator import (
     CHECKPOINT_FORMAT,
+    MODEL_KINDS,
     Translation,
     Translator,
 )
@@ -116,6 +122,7 @@ __all__ = [
     "CHECKPOINT_FORMAT",
     "LENGTH_BUCKETS",
     "LUONG_SCORES",
+    "MODEL_KINDS",
     "SPECIALS",
     "TATOEBA_ATTRIBUTION",
     "TATOEBA_URL",
@@ -134,16 +141,18 @@ __all__ = [
     "EncoderMemory",
     "EvalResult",
     "Hypothesis",
-    "LocalPAttention",
     "LossRecord",
     "LuongDecoder",
-    "LuongVariantDecoder",
     "MalformedLine",
+    "Memory",
+    "ModelConfig",
+    "ModelSizes",
     "NeighbourCopier",
     "PlainDecoder",
     "SentencePair",
     "Seq2Seq",
     "Seq2SeqConfig",
+    "StepDecoder",
     "ToyGrammar",
     "TrainConfig",
     "TrainResult",
@@ -153,8 +162,10 @@ __all__ = [
     "TransformerDecoder",
     "TransformerEncoder",
     "TransformerMemory",
+    "TransformerSizes",
     "Translation",
     "TranslationMetrics",
+    "TranslationModel",
     "Translator",
     "Vocab",
     "accuracy_with_forced_attention",
@@ -165,6 +176,7 @@ __all__ = [
     "attention_scores",
     "beam_search",
     "check_model_choices",
+    "decode_stepwise",
     "download_tatoeba",
     "error_by_position",
     "evaluate",
