@@ -14,8 +14,9 @@
   :math:`c` of the source, the bottleneck attention removes.
 
 Every decoder offers ``step`` (one token, used by search) and ``forward`` (all steps under teacher
-forcing); :class:`Seq2Seq` offers the interface :class:`~attnbook.nmt.model.TranslationModel`. Masks are boolean with **True = a real token that may be attended to**. Decoding (greedy and
-beam search) lives in :mod:`attnbook.nmt.search`.
+forcing); :class:`Seq2Seq` offers the interface :class:`~attnbook.nmt.model.TranslationModel`. Masks are
+boolean with **True = a real token that may be attended to**. Decoding (greedy and beam search) lives in
+:mod:`attnbook.nmt.search`.
 
 >>> import torch
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig

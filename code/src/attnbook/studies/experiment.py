@@ -192,7 +192,8 @@ def attention_name(config: RunConfig) -> str:
 def run_settings(config: RunConfig) -> dict[str, Any]:
     """The data and model settings of a run as one flat dict (the summary's ``config``)."""
     sizes = config.transformer if config.model_kind == "transformer" else config.model
-    return {**asdict(config.data), "model_kind": config.model_kind, **asdict(sizes)}  # type: ignore[attr-defined]
+    data = asdict(config.data)  # type: ignore[attr-defined]  (every run's configuration has its data)
+    return {**data, "model_kind": config.model_kind, **asdict(sizes)}
 
 
 @dataclass(frozen=True, eq=False)

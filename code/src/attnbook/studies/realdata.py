@@ -408,7 +408,8 @@ def run_real_experiment(
 ) -> RealExperiment:
     """Split ``pairs`` by English sentence, build the vocabularies and the model, train, score the test split.
 
-    The model is built by :func:`~attnbook.studies.experiment.build_translator`, as in every run. The test sentences are translated with a beam of ``config.beam_size`` (greedy for 1).
+    The model is built by :func:`~attnbook.studies.experiment.build_translator`, as in every run. The
+    test sentences are translated with a beam of ``config.beam_size`` (greedy for 1).
 
     Args:
         pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
