@@ -6,7 +6,8 @@ Each field of a (possibly nested) frozen config dataclass becomes one flag: ``ba
 by :func:`attnbook.core.config.check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
 name, e.g. ``--epochs`` for ``max_epochs``). :func:`config_from_given` builds a configuration from its own
 defaults and the flags given, so two runs with different defaults (the toy grammar's, the real pairs')
-share one set of flags. A ``bool`` field gets ``--name`` and ``--no-name``; so does
+share one set of flags. :func:`add_run_options` adds the options every command that runs a model shares
+(``--device`` with every choice, ``--threads``, ``--json``, ``--progress``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
 a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
 :func:`given_fields` says which flags were given on the command line (a flag given with its default
 value counts as given).
@@ -36,7 +37,7 @@ import argparse
 import dataclasses
 import re
 import typing
-from typing import Any
+from typing import Any, Protocol
 
 
 def _attribute_help(cls: type) -> dict[str, str]:
@@ -51,6 +52,42 @@ def _attribute_help(cls: type) -> dict[str, str]:
         for name in match.group(1).split(","):
             help_texts[name.strip()] = text
     return help_texts
+
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+"""The ``--device`` choices of every command (``auto``: a GPU when there is one)."""
+
+
+class SubCommands(Protocol):
+    """What a command's ``add_*_command`` function needs: the parser's ``add_subparsers()`` object."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser,
+    *,
+    device: str = "auto",
+    threads: bool = True,
+    threads_default: int | None = None,
+    progress: bool = True,
+) -> None:
+    """Add the options every command that runs a model shares: ``--device``, ``--threads``, ``--json``,
+    ``--progress`` (``threads`` and ``progress`` false leave those out)."""
+    parser.add_argument(
+        "--device", choices=DEVICES, default=device, help="where to run (default: %(default)s)"
+    )
+    if threads:
+        shown = "torch's" if threads_default is None else "%(default)s"
+        parser.add_argument(
+            "--threads",
+            type=positive_int,
+            default=threads_default,
+            help=f"CPU threads for torch (default: {shown})",
+        )
+    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    if progress:
+        parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
 
 
 def positive_int(text: str) -> int:

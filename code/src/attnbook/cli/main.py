@@ -25,7 +25,13 @@ from attnbook.benchmark import bench
 from attnbook.benchmark.bench_grids import GRIDS, default_grid
 from attnbook.benchmark.bench_report import format_report
 from attnbook.cli import realcli
-from attnbook.cli.flags import add_config_arguments, config_from_given, positive_int
+from attnbook.cli.flags import (
+    SubCommands,
+    add_config_arguments,
+    add_run_options,
+    config_from_given,
+    positive_int,
+)
 from attnbook.core.records import save_result
 from attnbook.core.runtime import get_device
 from attnbook.studies import bottleneck
@@ -47,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_train_command(commands: argparse._SubParsersAction) -> None:
+def add_train_command(commands: SubCommands) -> None:
     """Register ``train``: chapter 6's experiment; one flag per field of :class:`ExperimentConfig`."""
     train = commands.add_parser(
         "train",
@@ -58,17 +64,10 @@ def add_train_command(commands: argparse._SubParsersAction) -> None:
         "on the held-out test split.",
     )
     add_config_arguments(train, ExperimentConfig, RealConfig)  # one flag per field of either run
-    train.add_argument(
-        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
-    )
-    train.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
-    train.add_argument(
-        "--threads", type=positive_int, default=None, help="CPU threads for torch (default: torch's)"
-    )
+    add_run_options(train)
     train.add_argument(
         "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
     )
-    train.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     realcli.add_corpus_options(train)
     train.set_defaults(handler=run_train)
 
@@ -119,7 +118,7 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bottleneck_command(commands: argparse._SubParsersAction) -> None:
+def add_bottleneck_command(commands: SubCommands) -> None:
     """Register ``bottleneck``: chapter 6's study of the bottleneck (see :mod:`attnbook.studies.bottleneck`)."""
     parser = commands.add_parser(
         "bottleneck",
@@ -140,15 +139,11 @@ def add_bottleneck_command(commands: argparse._SubParsersAction) -> None:
         default=[128],
         help="the hidden sizes of the baselines that read the source backwards (default: %(default)s)",
     )
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="cpu", help="default: %(default)s"
-    )
+    add_run_options(parser, device="cpu", threads=False)  # one CPU thread per model, set by the study
     parser.add_argument(
         "--workers", type=positive_int, default=2, help="models trained at once (default: %(default)s)"
     )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     parser.set_defaults(handler=run_bottleneck_command)
 
 
@@ -170,7 +165,7 @@ def run_bottleneck_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bench_command(commands: argparse._SubParsersAction) -> None:
+def add_bench_command(commands: SubCommands) -> None:
     """Register ``bench``: the cost of attention (see :mod:`attnbook.benchmark.bench` and the appendix)."""
     parser = commands.add_parser(
         "bench",
@@ -180,15 +175,8 @@ def add_bench_command(commands: argparse._SubParsersAction) -> None:
         "the keys projected once against every step. Medians of interleaved repeats.",
     )
     parser.add_argument("--quick", action="store_true", help="the small grid (under a minute on 2 CPU cores)")
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="default: %(default)s"
-    )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    add_run_options(parser, threads_default=1)
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument(
-        "--threads", type=positive_int, default=1, help="torch CPU threads (default: %(default)s)"
-    )
-    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     parser.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_bench_command)
 

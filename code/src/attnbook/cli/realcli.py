@@ -24,7 +24,14 @@ from pathlib import Path
 
 import torch
 
-from attnbook.cli.flags import config_from_given, flag_name, given_fields, positive_int
+from attnbook.cli.flags import (
+    SubCommands,
+    add_run_options,
+    config_from_given,
+    flag_name,
+    given_fields,
+    positive_int,
+)
 from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.transformer import TransformerSizes
@@ -212,13 +219,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
     parser.add_argument("--checkpoint", required=True, metavar="CKPT", help="a file written by train --save")
     parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
-    )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    add_run_options(parser, threads=False, progress=False)
 
 
-def add_evaluate_command(commands: argparse._SubParsersAction) -> None:
+def add_evaluate_command(commands: SubCommands) -> None:
     """Register ``evaluate``: score a saved model on a corpus file, every translation a reference."""
     parser = commands.add_parser(
         "evaluate",
@@ -268,7 +272,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 # translate
 
 
-def add_translate_command(commands: argparse._SubParsersAction) -> None:
+def add_translate_command(commands: SubCommands) -> None:
     """Register ``translate``: one sentence, its translation and the attention behind it."""
     parser = commands.add_parser(
         "translate",
