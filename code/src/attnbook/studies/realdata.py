@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import sacrebleu
@@ -35,7 +35,7 @@ from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
-from attnbook.studies.experiment import MODEL_KIND_NAMES, attention_name, build_translator
+from attnbook.studies.experiment import MODEL_KIND_NAMES, attention_name, build_translator, run_settings
 
 UNK = "<unk>"
 UNK_SCORED = "UNK"
@@ -391,8 +391,7 @@ class RealExperiment:
             "n_val": len(self.split.val),
             "n_test": len(self.split.test),
             "config": {
-                **asdict(self.config.data),
-                **asdict(self.config.model),
+                **run_settings(self.config),
                 "beam_size": self.config.beam_size,
             },
             "train_config": self.config.train.to_dict(),
