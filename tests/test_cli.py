@@ -116,3 +116,21 @@ def test_module_runs_as_a_program():
         "--seed",
     ):
         assert flag in result.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train"],
+        ["train", "--corpus", "tatoeba"],
+        ["bottleneck"],
+        ["bench"],
+        ["evaluate", "--checkpoint", "m.pt", "--corpus-file", "pairs.txt"],
+        ["translate", "--checkpoint", "m.pt", "Go."],
+    ],
+    ids=lambda argv: " ".join(argv[:3]),
+)
+def test_every_command_takes_every_device_through_one_set_of_run_options(argv):
+    for device in ("auto", "cpu", "cuda", "mps"):
+        args = build_parser().parse_args([*argv, "--device", device, "--json"])
+        assert (args.device, args.json) == (device, True)

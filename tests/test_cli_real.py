@@ -5,6 +5,7 @@ import json
 import pickle
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -223,7 +224,9 @@ def test_the_process_exits_with_status_2_and_no_traceback(tmp_path):
 def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
     args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1000", "--seed", "3"])
     config = realcli.real_config_from_args(args, 18065)
-    per_epoch = -(-round(18065 * (1 - config.test_fraction - config.val_fraction)) // config.train.batch_size)
+    per_epoch = -(
+        -round(18065 * (1 - config.data.test_fraction - config.data.val_fraction)) // config.train.batch_size
+    )
     assert config.train.max_epochs == -(-1000 // per_epoch) and config.train.seed == 3
     args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1"])
     assert realcli.real_config_from_args(args, 18065).train.max_epochs == 1
@@ -233,12 +236,12 @@ def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_re
     parse = build_parser().parse_args
     defaults = realcli.RealConfig()
     config = realcli.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
-    assert config.train == defaults.train and config.hidden_dim == defaults.hidden_dim
+    assert config.train == defaults.train and config.model == defaults.model
     config = realcli.real_config_from_args(
         parse(["train", "--corpus", "tatoeba", "--lr", "0.001", "--batch-size", "32", "--hidden-dim", "64"]),
         18065,
     )
-    assert (config.train.lr, config.train.batch_size, config.hidden_dim) == (0.001, 32, 64)
+    assert (config.train.lr, config.train.batch_size, config.model.hidden_dim) == (0.001, 32, 64)
 
 
 def test_a_flag_given_with_the_toy_grammars_default_value_still_counts_on_a_corpus_run():
@@ -255,9 +258,23 @@ def test_a_flag_given_with_the_toy_grammars_default_value_still_counts_on_a_corp
 
 
 def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
-    assert main(["train", "--corpus", "tatoeba", "--input-feeding", "--attention", "luong"]) == 2
-    err = capsys.readouterr().err
-    assert "--input-feeding" in err and "Traceback" not in err
     # refused when given at all, even with the toy grammar's default value
     assert main(["train", "--corpus", "tatoeba", "--n-train", "20000"]) == 2
-    assert "--n-train" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--n-train has no effect on a corpus run" in err and "Traceback" not in err
+    assert main(["train", "--min-count", "3"]) == 2  # and a corpus run's setting without a corpus
+    assert "--min-count has no effect on a run on the toy grammar" in capsys.readouterr().err
+    assert main(["train", "--model", "transformer", "--attention", "luong"]) == 2
+    assert "--attention has no effect on --model transformer" in capsys.readouterr().err
+
+
+def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
+    # the real-data run nests the same model configuration: Luong's options, or the Transformer's sizes
+    argv = ["train", "--corpus", "tatoeba", "--attention", "luong", "--input-feeding", "--hidden-dim", "32"]
+    config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
+    assert config.model == replace(
+        realcli.RealConfig().model, attention="luong", input_feeding=True, hidden_dim=32
+    )
+    argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
+    config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
+    assert (config.model_kind, config.transformer.d_model) == ("transformer", 32)

@@ -6,6 +6,7 @@ import pytest
 
 from attnbook.cli.flags import add_config_arguments, config_from_arguments
 from attnbook.nmt.training import TrainConfig
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -84,6 +85,8 @@ def test_every_config_field_has_a_flag_derived_from_it():
         *DataConfig.__dataclass_fields__,
         *ModelConfig.__dataclass_fields__,
         *TrainConfig.__dataclass_fields__,
+        *TransformerSizes.__dataclass_fields__,
+        "model_kind",
     }
     assert destinations == fields
 

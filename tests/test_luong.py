@@ -9,9 +9,9 @@ import torch
 
 from attnbook.cli import main
 from attnbook.core.alignment import attention_entropy
+from attnbook.layers.local import LocalPAttention
 from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.evaluation import attention_scores
-from attnbook.nmt.luong import LocalPAttention, LuongVariantDecoder
 from attnbook.nmt.search import beam_search, greedy_decode
 from attnbook.nmt.seq2seq import LuongDecoder, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, train, validation_loss
@@ -95,8 +95,10 @@ def test_local_p_refuses_a_bad_window_and_a_bad_mask(inputs):
     query, keys, mask = inputs
     with pytest.raises(ValueError, match="window"):
         LocalPAttention(5, 6, window=0)
-    with pytest.raises(ValueError, match="mask must be a bool tensor"):
+    with pytest.raises(TypeError, match="mask must be a boolean tensor"):  # as every attention module
         local_attention()(query, keys, mask=mask.long())
+    with pytest.raises(ValueError, match="mask must have shape"):
+        local_attention()(query, keys, mask=mask[:, :-1])
 
 
 @pytest.fixture
@@ -111,7 +113,7 @@ def variant(tiny_translator):
 def test_input_feeding_feeds_the_attentional_state_into_the_next_step(toy_vocabs, toy_splits, variant):
     translator = variant(toy_vocabs, input_feeding=True)
     decoder = translator.model.decoder
-    assert isinstance(decoder, LuongVariantDecoder) and decoder.rnn.input_size == 8 + 10
+    assert type(decoder) is LuongDecoder and decoder.input_feeding and decoder.rnn.input_size == 8 + 10
     inputs, attentional = [], []
     decoder.rnn.register_forward_hook(lambda m, args, out: inputs.append(args[0]))
     decoder.combine.register_forward_hook(lambda m, args, out: attentional.append(torch.tanh(out)))
@@ -239,3 +241,19 @@ def test_attention_scores_match_their_definitions(toy_splits, tiny_translator):
     n_words = sum(1 for p in pairs for sources in p.alignment if sources)
     assert floor == pytest.approx(1 - 2 * n_words / (n_words + n_links))  # one right link per word
     assert floor <= scores.aer <= 1.0 and 0.0 <= scores.mass <= 1.0
+
+
+@pytest.mark.parametrize(
+    "choices",
+    [{}, {"input_feeding": True}, {"local_p": True}, {"input_feeding": True, "local_p": True}],
+    ids=["global", "feeding", "local-p", "both"],
+)
+def test_every_parameter_of_a_luong_decoder_is_used(choices, toy_vocabs, toy_splits):
+    # one decoder class, its parts chosen once when built: no module is built and left unused
+    translator = variant(toy_vocabs, **choices)
+    batch = translator.batch(toy_splits.val[:4])
+    logits, _ = translator.model(batch.src, batch.src_mask, batch.tgt_in)
+    logits.sum().backward()
+    unused = [name for name, p in translator.model.named_parameters() if p.grad is None]
+    assert unused == []
+    assert type(translator.model.decoder) is LuongDecoder

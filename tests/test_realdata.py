@@ -18,6 +18,7 @@ from attnbook.nmt.corpus import (
     shipped_path,
 )
 from attnbook.nmt.data import SentencePair
+from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.studies.realdata import (
     RealConfig,
     detokenize_french,
@@ -231,7 +232,7 @@ def test_run_real_experiment_translates_the_test_split_with_the_configured_beam(
 
     monkeypatch.setattr(realdata, "evaluate_real", spy)
     torch.set_num_threads(1)
-    small = RealConfig(emb_dim=8, hidden_dim=8, attn_dim=8, beam_size=3)
+    small = RealConfig(model=ModelConfig(emb_dim=8, hidden_dim=8, attn_dim=8), beam_size=3)
     config = replace(small, train=replace(small.train, max_epochs=1, batch_size=64))
     experiment = run_real_experiment(shipped.pairs[::40], config, device="cpu")
     assert beams == [3] and experiment.to_dict()["config"]["beam_size"] == 3

@@ -53,7 +53,7 @@ def test_config_rejects_an_unknown_attention():
         ({"attention": "luong", "luong_score": "dot"}, "luong_score='general'"),
         ({"attention": "luong", "luong_score": "location", "max_src_len": None}, "needs max_src_len"),
         ({"attention": "luong", "luong_score": "cosine"}, "luong_score must be one of"),
-        ({"hidden_dim": 0}, "hidden_dim must be positive"),
+        ({"hidden_dim": 0}, "hidden_dim must be at least 1"),
     ],
 )
 def test_config_refuses_an_impossible_combination_when_built(choices, fact):

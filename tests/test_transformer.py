@@ -9,7 +9,7 @@ import torch
 
 from attnbook import causal_mask
 from attnbook.checks.transformer import check_decoder_mask, check_multihead_attention
-from attnbook.nmt.attention_analysis import alignment_accuracy
+from attnbook.nmt.attention_analysis import alignment_accuracy, head_alignment_accuracy
 from attnbook.nmt.data import Vocab, make_batch
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.grammar import make_splits
@@ -18,7 +18,6 @@ from attnbook.nmt.training import TrainConfig, train
 from attnbook.nmt.transformer import (
     Transformer,
     TransformerConfig,
-    head_alignment_accuracy,
     sinusoidal_positions,
     train_neighbour_copier,
 )

@@ -4,7 +4,10 @@ import pytest
 import torch
 
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.translator import Translator
+from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.training import TrainConfig, train
+from attnbook.nmt.transformer import TransformerSizes
+from attnbook.nmt.translator import CHECKPOINT_FORMAT, MODEL_KINDS, Translator
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -93,3 +96,49 @@ def test_a_file_that_is_not_a_checkpoint_is_a_value_error_naming_the_file(tmp_pa
 def test_a_missing_checkpoint_is_a_file_not_found_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         Translator.load(tmp_path / "missing.pt", device="cpu")
+
+
+KINDS = {
+    "bahdanau": ModelConfig(attention="bahdanau", emb_dim=16, hidden_dim=16, attn_dim=16),
+    "luong": ModelConfig(attention="luong", emb_dim=16, hidden_dim=16),
+    "luong-feeding-local-p": ModelConfig(
+        attention="luong", emb_dim=16, hidden_dim=16, input_feeding=True, local_p=True, local_window=2
+    ),
+    "none": ModelConfig(attention="none", emb_dim=16, hidden_dim=16),
+    "transformer": TransformerSizes(d_model=16, num_heads=2, num_layers=1, ff_dim=32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_every_model_kind_translates_the_same_after_a_save_and_load(name, tmp_path, toy_splits, toy_vocabs):
+    src_vocab, tgt_vocab = toy_vocabs
+    torch.manual_seed(0)
+    config = KINDS[name].sized(len(src_vocab), len(tgt_vocab), max_src_len=8)
+    model_class = next(c for c in MODEL_KINDS.values() if isinstance(config, c.config_class))
+    translator = Translator(model_class(config), src_vocab, tgt_vocab)
+    train(
+        translator, toy_splits.train, toy_splits.val, TrainConfig(max_epochs=1, batch_size=60), progress=False
+    )
+    path = translator.save(tmp_path / f"{name}.pt")
+    assert torch.load(path, weights_only=True)["kind"] == model_class.kind
+    loaded = Translator.load(path, device="cpu")
+    assert type(loaded.model) is model_class and loaded.model.config == config
+    pairs = toy_splits.val[:12]
+    before, after = translator.decode_pairs(pairs), loaded.decode_pairs(pairs)
+    assert [h.ids for h in after] == [h.ids for h in before]
+    assert [h.score for h in after] == [h.score for h in before]
+    assert loaded.translate_pairs(pairs, beam_size=3) == translator.translate_pairs(pairs, beam_size=3)
+
+
+def test_a_checkpoint_of_the_first_format_loads_as_a_seq2seq_model(tmp_path, tiny_translator):
+    translator = tiny_translator()
+    stored = torch.load(translator.save(tmp_path / "model.pt"), weights_only=True)
+    del stored["kind"]
+    stored["format"] = "attnbook-seq2seq-1"  # written before checkpoints named their model's kind
+    torch.save(stored, tmp_path / "old.pt")
+    loaded = Translator.load(tmp_path / "old.pt", device="cpu")
+    assert type(loaded.model) is type(translator.model) and loaded.model.config == translator.model.config
+    stored["format"], stored["kind"] = CHECKPOINT_FORMAT, "perceptron"
+    torch.save(stored, tmp_path / "odd.pt")
+    with pytest.raises(ValueError, match="kind 'perceptron'; this version knows"):
+        Translator.load(tmp_path / "odd.pt", device="cpu")

@@ -4,7 +4,10 @@ Each field of a (possibly nested) frozen config dataclass becomes one flag: ``ba
 ``--batch-size``; the flag's type, default and choices come from the field, and its help from the
 ``Attributes:`` section of the class's docstring. A field's ``metadata`` may set ``minimum`` (checked
 by :func:`attnbook.core.config.check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
-name, e.g. ``--epochs`` for ``max_epochs``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
+name, e.g. ``--epochs`` for ``max_epochs``). :func:`config_from_given` builds a configuration from its own
+defaults and the flags given, so two runs with different defaults (the toy grammar's, the real pairs')
+share one set of flags. :func:`add_run_options` adds the options every command that runs a model shares
+(``--device`` with every choice, ``--threads``, ``--json``, ``--progress``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
 a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
 :func:`given_fields` says which flags were given on the command line (a flag given with its default
 value counts as given).
@@ -34,7 +37,7 @@ import argparse
 import dataclasses
 import re
 import typing
-from typing import Any
+from typing import Any, Protocol
 
 
 def _attribute_help(cls: type) -> dict[str, str]:
@@ -51,6 +54,42 @@ def _attribute_help(cls: type) -> dict[str, str]:
     return help_texts
 
 
+DEVICES = ("auto", "cpu", "cuda", "mps")
+"""The ``--device`` choices of every command (``auto``: a GPU when there is one)."""
+
+
+class SubCommands(Protocol):
+    """What a command's ``add_*_command`` function needs: the parser's ``add_subparsers()`` object."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+def add_run_options(
+    parser: argparse.ArgumentParser,
+    *,
+    device: str = "auto",
+    threads: bool = True,
+    threads_default: int | None = None,
+    progress: bool = True,
+) -> None:
+    """Add the options every command that runs a model shares: ``--device``, ``--threads``, ``--json``,
+    ``--progress`` (``threads`` and ``progress`` false leave those out)."""
+    parser.add_argument(
+        "--device", choices=DEVICES, default=device, help="where to run (default: %(default)s)"
+    )
+    if threads:
+        shown = "torch's" if threads_default is None else "%(default)s"
+        parser.add_argument(
+            "--threads",
+            type=positive_int,
+            default=threads_default,
+            help=f"CPU threads for torch (default: {shown})",
+        )
+    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    if progress:
+        parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+
+
 def positive_int(text: str) -> int:
     """An argparse type for counts given by hand (``--threads``, ``--beam``, ``--steps``): an int of at least 1."""
     value = int(text)
@@ -60,10 +99,13 @@ def positive_int(text: str) -> int:
 
 
 _GIVEN = "given_config_fields"  # the namespace attribute that records the config flags given
+_GIVEN_FLAGS = "given_config_flags"  # and the flag each was given as
 
 
-def _record_given(namespace: argparse.Namespace, dest: str) -> None:
+def _record_given(namespace: argparse.Namespace, dest: str, option_string: str | None) -> None:
     setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {dest})
+    flags = getattr(namespace, _GIVEN_FLAGS, {})
+    setattr(namespace, _GIVEN_FLAGS, {**flags, dest: option_string or dest})
 
 
 class _StoreGiven(argparse.Action):
@@ -79,7 +121,7 @@ class _StoreGiven(argparse.Action):
         if isinstance(self, argparse.BooleanOptionalAction):  # --name stores True, --no-name False
             values = not (option_string or "").startswith("--no-")
         setattr(namespace, self.dest, values)
-        _record_given(namespace, self.dest)
+        _record_given(namespace, self.dest, option_string)
 
 
 class _BooleanGiven(_StoreGiven, argparse.BooleanOptionalAction):
@@ -106,22 +148,34 @@ def _parse_at_least(kind: type, minimum: Any) -> Any:
     return parse
 
 
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+def add_config_arguments(parser: argparse.ArgumentParser, cls: type, *more: type) -> None:
     """Add one flag per field of the dataclass ``cls`` (recursing into nested dataclasses).
+
+    With more classes (``train``: the toy grammar's run and the run on real pairs), a field name that
+    two of them share gets one flag, whose shown default is the first class's.
 
     Raises:
         TypeError: a field's type is not ``int``, ``float``, ``str``, ``bool``, ``bool | None`` or a
             dataclass.
     """
+    added: set[str] = set()
+    for config_class in (cls, *more):
+        _add_fields(parser, config_class, added)
+
+
+def _add_fields(parser: argparse.ArgumentParser, cls: type, added: set[str]) -> None:
     hints = typing.get_type_hints(cls)
     help_texts = _attribute_help(cls)
     defaults = cls()
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
         if dataclasses.is_dataclass(kind):
-            add_config_arguments(parser, kind)
+            _add_fields(parser, kind, added)
             continue
-        flag = item.metadata.get("flag", "--" + item.name.replace("_", "-"))
+        if item.name in added:
+            continue
+        added.add(item.name)
+        flag = flag_name(item)
         default = getattr(defaults, item.name)
         help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
         options: dict[str, Any] = {"dest": item.name, "default": default, "help": help_text}
@@ -140,6 +194,65 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         if "choices" in item.metadata:
             options["choices"] = item.metadata["choices"]
         parser.add_argument(flag, **options)
+
+
+def flag_name(item: dataclasses.Field) -> str:
+    """The flag of a configuration field: its ``flag`` metadata, else ``--`` and the name with dashes."""
+    return item.metadata.get("flag", "--" + item.name.replace("_", "-"))
+
+
+def _leaf_fields(cls: type) -> dict[str, dataclasses.Field]:
+    """Every non-dataclass field of ``cls`` and of the dataclasses nested in it, by name."""
+    hints = typing.get_type_hints(cls)
+    leaves: dict[str, dataclasses.Field] = {}
+    for item in dataclasses.fields(cls):
+        kind = hints[item.name]
+        leaves.update(_leaf_fields(kind) if dataclasses.is_dataclass(kind) else {item.name: item})
+    return leaves
+
+
+def _default_of(item: dataclasses.Field) -> Any:
+    if item.default_factory is not dataclasses.MISSING:
+        return item.default_factory()
+    return item.default
+
+
+def _build_given(cls: type, given: dict[str, Any], default: Any = None) -> Any:
+    """``cls`` from ``default`` (its own default when ``None``), with the ``given`` leaf fields set."""
+    hints = typing.get_type_hints(cls)
+    base = cls() if default is None else default
+    values = {}
+    for item in dataclasses.fields(cls):
+        if not item.init:
+            continue
+        kind = hints[item.name]
+        if dataclasses.is_dataclass(kind):
+            # the nested default as the field declares it, before the parent's __post_init__ settles it
+            values[item.name] = _build_given(kind, given, _default_of(item))
+        else:
+            values[item.name] = given.get(item.name, getattr(base, item.name))
+    return cls(**values)
+
+
+def config_from_given(cls: type, args: argparse.Namespace, *, what: str) -> Any:
+    """Build the configuration ``cls`` from its own defaults and the flags given on the command line.
+
+    A flag left out takes ``cls``'s default (so a run with defaults of its own, the run on real pairs,
+    keeps them); a flag given that ``cls`` has no field for is refused.
+
+    Args:
+        what: the run, as the refusal names it (e.g. ``"a corpus run (--corpus/--corpus-file)"``).
+
+    Raises:
+        ValueError: a flag given has no field in ``cls``, or the values make an impossible configuration.
+    """
+    leaves = _leaf_fields(cls)
+    given = given_fields(args)
+    for name in sorted(given):
+        if name not in leaves:
+            flag = getattr(args, _GIVEN_FLAGS, {}).get(name, name)
+            raise ValueError(f"{flag} has no effect on {what}; leave it out")
+    return _build_given(cls, {name: getattr(args, name) for name in given})
 
 
 def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:

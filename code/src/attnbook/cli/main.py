@@ -9,6 +9,7 @@ Examples::
     python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
     python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
     python -m attnbook train --attention luong --luong-score general --input-feeding --local-p
+    python -m attnbook train --model transformer --save tf.pt  # chapter 8's Transformer
     python -m attnbook bottleneck --seeds 0 --sizes 128  # attention against one baseline, until they stop
     python -m attnbook bench --quick --json           # the cost of attention (see attnbook.benchmark.bench)
 """
@@ -24,11 +25,18 @@ from attnbook.benchmark import bench
 from attnbook.benchmark.bench_grids import GRIDS, default_grid
 from attnbook.benchmark.bench_report import format_report
 from attnbook.cli import realcli
-from attnbook.cli.flags import add_config_arguments, config_from_arguments, positive_int
+from attnbook.cli.flags import (
+    SubCommands,
+    add_config_arguments,
+    add_run_options,
+    config_from_given,
+    positive_int,
+)
 from attnbook.core.records import save_result
 from attnbook.core.runtime import get_device
 from attnbook.studies import bottleneck
-from attnbook.studies.experiment import ExperimentConfig, run_experiment
+from attnbook.studies.experiment import ExperimentConfig, attention_name, run_experiment
+from attnbook.studies.realdata import RealConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,27 +53,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_train_command(commands: argparse._SubParsersAction) -> None:
+def add_train_command(commands: SubCommands) -> None:
     """Register ``train``: chapter 6's experiment; one flag per field of :class:`ExperimentConfig`."""
     train = commands.add_parser(
         "train",
-        help="train chapter 6's seq2seq model on the toy grammar and print held-out metrics",
-        description="Train chapter 6's seq2seq model on the toy English-French grammar, then print "
+        help="train chapter 6's seq2seq model (or chapter 8's Transformer) and print held-out metrics",
+        description="Train chapter 6's seq2seq model (--model transformer: chapter 8's Transformer) on the "
+        "toy English-French grammar (--corpus: on real pairs), then print "
         "exact match, token accuracy, BLEU, chrF, alignment accuracy and exact match by source length "
         "on the held-out test split.",
     )
-    add_config_arguments(train, ExperimentConfig)
-    train.add_argument(
-        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
-    )
-    train.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
-    train.add_argument(
-        "--threads", type=positive_int, default=None, help="CPU threads for torch (default: torch's)"
-    )
+    add_config_arguments(train, ExperimentConfig, RealConfig)  # one flag per field of either run
+    add_run_options(train)
     train.add_argument(
         "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
     )
-    train.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     realcli.add_corpus_options(train)
     train.set_defaults(handler=run_train)
 
@@ -78,7 +80,8 @@ def run_train(args: argparse.Namespace) -> int:
         return realcli.run_train_corpus(args)
 
     try:
-        config = config_from_arguments(ExperimentConfig, args)
+        config = config_from_given(ExperimentConfig, args, what="a run on the toy grammar (without --corpus)")
+        realcli.refuse_unused_model_flags(config, args)
     except ValueError as error:  # an impossible combination of flags
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -89,7 +92,7 @@ def run_train(args: argparse.Namespace) -> int:
         experiment.translator.save(args.save)
     training, evaluation = experiment.training, experiment.evaluation
     print(
-        f"attention {config.model.attention} on {experiment.device}: trained {training.steps} steps "
+        f"attention {attention_name(config)} on {experiment.device}: trained {training.steps} steps "
         f"in {training.seconds:.1f} s"
     )
     if evaluation is not None:
@@ -115,7 +118,7 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bottleneck_command(commands: argparse._SubParsersAction) -> None:
+def add_bottleneck_command(commands: SubCommands) -> None:
     """Register ``bottleneck``: chapter 6's study of the bottleneck (see :mod:`attnbook.studies.bottleneck`)."""
     parser = commands.add_parser(
         "bottleneck",
@@ -136,15 +139,11 @@ def add_bottleneck_command(commands: argparse._SubParsersAction) -> None:
         default=[128],
         help="the hidden sizes of the baselines that read the source backwards (default: %(default)s)",
     )
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="cpu", help="default: %(default)s"
-    )
+    add_run_options(parser, device="cpu", threads=False)  # one CPU thread per model, set by the study
     parser.add_argument(
         "--workers", type=positive_int, default=2, help="models trained at once (default: %(default)s)"
     )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     parser.set_defaults(handler=run_bottleneck_command)
 
 
@@ -166,7 +165,7 @@ def run_bottleneck_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bench_command(commands: argparse._SubParsersAction) -> None:
+def add_bench_command(commands: SubCommands) -> None:
     """Register ``bench``: the cost of attention (see :mod:`attnbook.benchmark.bench` and the appendix)."""
     parser = commands.add_parser(
         "bench",
@@ -176,15 +175,8 @@ def add_bench_command(commands: argparse._SubParsersAction) -> None:
         "the keys projected once against every step. Medians of interleaved repeats.",
     )
     parser.add_argument("--quick", action="store_true", help="the small grid (under a minute on 2 CPU cores)")
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="default: %(default)s"
-    )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    add_run_options(parser, threads_default=1)
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument(
-        "--threads", type=positive_int, default=1, help="torch CPU threads (default: %(default)s)"
-    )
-    parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     parser.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)
     parser.set_defaults(handler=run_bench_command)
 

@@ -4,6 +4,7 @@ Examples::
 
     python -m attnbook train --corpus tatoeba --save model.pt --json    # the shipped Tatoeba pairs
     python -m attnbook train --corpus-file eng-fra.txt --save model.pt  # any file, 2 or 3 columns
+    python -m attnbook train --corpus tatoeba --model transformer --save tf.pt  # chapter 8's Transformer
     python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
     python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
 
@@ -18,13 +19,22 @@ import json
 import math
 import sys
 import warnings
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import torch
 
-from attnbook.cli.flags import given_fields, positive_int
+from attnbook.cli.flags import (
+    SubCommands,
+    add_run_options,
+    config_from_given,
+    flag_name,
+    given_fields,
+    positive_int,
+)
 from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
+from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
 from attnbook.studies.realdata import (
@@ -109,7 +119,8 @@ def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
 
 
 def add_corpus_options(train: argparse.ArgumentParser) -> None:
-    """Add ``--corpus``, ``--corpus-file`` and ``--steps`` to the ``train`` command."""
+    """Add ``--corpus``, ``--corpus-file`` and ``--steps`` to the ``train`` command (the run's own settings,
+    ``--beam`` and ``--min-count`` among them, are flags made from :class:`~attnbook.studies.realdata.RealConfig`)."""
     source = train.add_mutually_exclusive_group()
     source.add_argument(
         "--corpus",
@@ -130,13 +141,6 @@ def add_corpus_options(train: argparse.ArgumentParser) -> None:
         help="with --corpus/--corpus-file: train for at least this many steps, in whole epochs "
         "(default: 5 epochs, 605 steps on the shipped pairs, the learning rate falling to zero)",
     )
-    train.add_argument(
-        "--beam",
-        type=positive_int,
-        default=None,
-        help="with --corpus/--corpus-file: the beam that translates the held-out sentences "
-        f"(default: {RealConfig().beam_size}; 1 is greedy search)",
-    )
 
 
 def wants_corpus(args: argparse.Namespace) -> bool:
@@ -144,51 +148,33 @@ def wants_corpus(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "corpus", None) or getattr(args, "corpus_file", None))
 
 
-def _leaf_values(config: object, prefix: str = "") -> dict[str, object]:
-    """Every non-dataclass field of a (nested) configuration, by field name."""
-    values: dict[str, object] = {}
-    for item in fields(config):  # type: ignore[arg-type]
-        value = getattr(config, item.name)
-        values.update(_leaf_values(value) if is_dataclass(value) else {item.name: value})
-    return values
-
-
 def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
     """The :class:`~attnbook.studies.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``.
 
-    ``train``'s flags come from the toy grammar's :class:`~attnbook.studies.experiment.ExperimentConfig`. A flag
-    left out takes the real-data default; a flag given (even with the toy grammar's default value) is
-    used when the real-data run has that setting (the training settings, the attention and the model's
-    sizes), and is refused with a :class:`ValueError` when it has none (the grammar's data settings,
-    Luong's options).
+    ``train``'s flags are made from the fields of both runs' configurations. A flag left out takes the
+    real-data default; a flag given (even with the toy grammar's default value) is used, and one the
+    real-data run has no field for (the grammar's data settings) is refused with a :class:`ValueError`.
+    ``--steps`` asks for at least that many steps, in whole epochs.
     """
-    defaults = RealConfig()
-    toy = _leaf_values(ExperimentConfig())
-    given = given_fields(args)
-    real_train = _leaf_values(defaults.train)
-    real_model = {
-        name: getattr(defaults, name) for name in ("attention", "emb_dim", "hidden_dim", "attn_dim")
-    }
-    chosen: dict[str, dict[str, object]] = {"train": {}, "run": {}}
-    for name in toy:
-        if name not in given:
-            continue
-        value = getattr(args, name)
-        if name in real_train:
-            chosen["train"][name] = value
-        elif name in real_model:
-            chosen["run"][name] = value
-        else:
-            flag = "--" + name.replace("_", "-")
-            raise ValueError(f"{flag} has no effect on a corpus run (--corpus/--corpus-file); leave it out")
-    train_config = replace(defaults.train, **chosen["train"])
+    config = config_from_given(RealConfig, args, what="a corpus run (--corpus/--corpus-file)")
+    refuse_unused_model_flags(config, args)
     if args.steps is not None:  # whole epochs of the (approximate) training share of the pairs
-        n_train_pairs = n_pairs * (1 - defaults.test_fraction - defaults.val_fraction)
-        per_epoch = max(1, math.ceil(n_train_pairs / train_config.batch_size))
-        train_config = replace(train_config, max_epochs=math.ceil(args.steps / per_epoch))
-    if args.beam is not None:
-        chosen["run"]["beam_size"] = args.beam
-    return replace(defaults, train=train_config, **chosen["run"])
+        n_train_pairs = n_pairs * (1 - config.data.test_fraction - config.data.val_fraction)
+        per_epoch = max(1, math.ceil(n_train_pairs / config.train.batch_size))
+        config = replace(config, train=replace(config.train, max_epochs=math.ceil(args.steps / per_epoch)))
+    return config
+
+
+def refuse_unused_model_flags(config: RealConfig | ExperimentConfig, args: argparse.Namespace) -> None:
+    """Refuse a flag of the model the run does not train (``--attention`` with ``--model transformer``).
+
+    Raises:
+        ValueError: naming the flag and the model.
+    """
+    unused = ModelConfig if config.model_kind == "transformer" else TransformerSizes
+    for item in fields(unused):
+        if item.name in given_fields(args):
+            raise ValueError(f"{flag_name(item)} has no effect on --model {config.model_kind}; leave it out")
 
 
 def run_train_corpus(args: argparse.Namespace) -> int:
@@ -233,13 +219,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
     parser.add_argument("--checkpoint", required=True, metavar="CKPT", help="a file written by train --save")
     parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda", "mps"), default="auto", help="default: %(default)s"
-    )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    add_run_options(parser, threads=False, progress=False)
 
 
-def add_evaluate_command(commands: argparse._SubParsersAction) -> None:
+def add_evaluate_command(commands: SubCommands) -> None:
     """Register ``evaluate``: score a saved model on a corpus file, every translation a reference."""
     parser = commands.add_parser(
         "evaluate",
@@ -289,7 +272,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 # translate
 
 
-def add_translate_command(commands: argparse._SubParsersAction) -> None:
+def add_translate_command(commands: SubCommands) -> None:
     """Register ``translate``: one sentence, its translation and the attention behind it."""
     parser = commands.add_parser(
         "translate",

@@ -1,4 +1,4 @@
-"""Attention modules: the masked softmax, Bahdanau, Luong and scaled dot-product attention, multi-head attention."""
+"""Attention modules: the masked softmax, Bahdanau, Luong (global and local-p) and scaled dot-product attention, multi-head attention."""
 
 from attnbook.layers.attention import (
     BahdanauAttention,
@@ -7,6 +7,7 @@ from attnbook.layers.attention import (
     masked_softmax,
     softmax_and_sum,
 )
+from attnbook.layers.local import LocalPAttention
 from attnbook.layers.multihead import (
     MultiHeadAttention,
     causal_mask,
@@ -14,6 +15,7 @@ from attnbook.layers.multihead import (
 
 __all__ = [
     "BahdanauAttention",
+    "LocalPAttention",
     "LuongAttention",
     "MultiHeadAttention",
     "ScaledDotProductAttention",

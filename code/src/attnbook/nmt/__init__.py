@@ -12,6 +12,7 @@ from attnbook.nmt.attention_analysis import (
     AlignmentResult,
     accuracy_with_forced_attention,
     alignment_accuracy,
+    head_alignment_accuracy,
     teacher_forced_attention,
 )
 from attnbook.nmt.corpus import (
@@ -60,13 +61,17 @@ from attnbook.nmt.grammar import (
     generate_pairs,
     make_splits,
 )
-from attnbook.nmt.luong import (
-    LocalPAttention,
-    LuongVariantDecoder,
-)
 from attnbook.nmt.metrics import (
     TranslationMetrics,
     score_translations,
+)
+from attnbook.nmt.model import (
+    Memory,
+    ModelSizes,
+    StepDecoder,
+    TranslationModel,
+    decode_stepwise,
+    evaluating,
 )
 from attnbook.nmt.search import (
     Hypothesis,
@@ -80,11 +85,11 @@ from attnbook.nmt.seq2seq import (
     Encoder,
     EncoderMemory,
     LuongDecoder,
+    ModelConfig,
     PlainDecoder,
     Seq2Seq,
     Seq2SeqConfig,
     check_model_choices,
-    evaluating,
 )
 from attnbook.nmt.training import (
     LossRecord,
@@ -107,13 +112,14 @@ from attnbook.nmt.transformer import (
     TransformerDecoder,
     TransformerEncoder,
     TransformerMemory,
-    head_alignment_accuracy,
+    TransformerSizes,
     neighbour_batch,
     sinusoidal_positions,
     train_neighbour_copier,
 )
 from attnbook.nmt.translator import (
     CHECKPOINT_FORMAT,
+    MODEL_KINDS,
     Translation,
     Translator,
 )
@@ -125,6 +131,7 @@ __all__ = [
     "EXPORT_FORMAT",
     "LENGTH_BUCKETS",
     "LUONG_SCORES",
+    "MODEL_KINDS",
     "SPECIALS",
     "TATOEBA_ATTRIBUTION",
     "TATOEBA_URL",
@@ -143,11 +150,12 @@ __all__ = [
     "EncoderMemory",
     "EvalResult",
     "Hypothesis",
-    "LocalPAttention",
     "LossRecord",
     "LuongDecoder",
-    "LuongVariantDecoder",
     "MalformedLine",
+    "Memory",
+    "ModelConfig",
+    "ModelSizes",
     "NeighbourCopier",
     "PlainDecoder",
     "Schedule",
@@ -155,6 +163,7 @@ __all__ = [
     "SentencePair",
     "Seq2Seq",
     "Seq2SeqConfig",
+    "StepDecoder",
     "ToyGrammar",
     "TrainConfig",
     "TrainResult",
@@ -164,8 +173,10 @@ __all__ = [
     "TransformerDecoder",
     "TransformerEncoder",
     "TransformerMemory",
+    "TransformerSizes",
     "Translation",
     "TranslationMetrics",
+    "TranslationModel",
     "Translator",
     "TranslatorExport",
     "Vocab",
@@ -177,6 +188,7 @@ __all__ = [
     "attention_scores",
     "beam_search",
     "check_model_choices",
+    "decode_stepwise",
     "download_tatoeba",
     "error_by_position",
     "evaluate",

@@ -4,6 +4,8 @@
 - :func:`alignment_accuracy`: how often the attention's largest weight falls on a source word that the
   target word truly translates (the toy grammar of :mod:`attnbook.nmt.grammar` knows), overall and by word
   category; an :class:`AlignmentResult`.
+- :func:`head_alignment_accuracy`: the same for every layer and head of a
+  :class:`~attnbook.nmt.transformer.Transformer`'s cross-attention.
 - :func:`accuracy_with_forced_attention`: an intervention. Override the attention of one category of
   words and measure the accuracy on them.
 
@@ -36,7 +38,7 @@ from torch import Tensor
 
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.grammar import CATEGORIES
-from attnbook.nmt.seq2seq import evaluating
+from attnbook.nmt.model import evaluating
 
 if TYPE_CHECKING:
     from attnbook.nmt.translator import Translator
@@ -210,3 +212,41 @@ def accuracy_with_forced_attention(
     if total == 0:
         raise ValueError(f"no target word of category {category!r} in the pairs")
     return correct / total
+
+
+@torch.no_grad()
+def head_alignment_accuracy(
+    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+) -> Tensor:
+    """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
+
+    As :func:`~attnbook.nmt.attention_analysis.alignment_accuracy` does for one attention: the model reads
+    each reference translation (teacher forcing), and a target word counts as aligned when the head's
+    largest weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
+
+    Args:
+        translator: a :class:`~attnbook.nmt.transformer.Transformer` with its vocabularies.
+        pairs: pairs with true alignments (the toy grammar's).
+
+    Returns:
+        ``(num_layers, num_heads)`` accuracies.
+
+    Raises:
+        ValueError: a pair has no true alignment.
+    """
+    if not all(p.has_alignment for p in pairs):
+        raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
+    model = translator.model
+    hits = torch.zeros(model.config.num_layers, model.config.num_heads)
+    count = 0
+    with evaluating(model):
+        for start in range(0, len(pairs), batch_size):
+            chunk = pairs[start : start + batch_size]
+            batch = translator.batch(chunk)
+            _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
+            argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            for row, pair in enumerate(chunk):
+                for i, truth in enumerate(pair.alignment):
+                    hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
+                    count += 1
+    return hits / max(count, 1)

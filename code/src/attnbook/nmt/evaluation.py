@@ -31,7 +31,7 @@ from attnbook.nmt.alignment_metrics import AlignmentScores, alignment_error_rate
 from attnbook.nmt.attention_analysis import AlignmentResult, alignment_accuracy, teacher_forced_attention
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.metrics import TranslationMetrics, score_translations
-from attnbook.nmt.seq2seq import evaluating
+from attnbook.nmt.model import evaluating
 from attnbook.nmt.translator import Translator
 
 

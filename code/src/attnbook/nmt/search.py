@@ -1,4 +1,4 @@
-"""Decoding: turn a trained :class:`~attnbook.nmt.seq2seq.Seq2Seq` model's scores into translations.
+"""Decoding: turn a trained model's scores into translations (any :class:`~attnbook.nmt.model.TranslationModel`).
 
 - :func:`greedy_decode` takes the most probable token at every step.
 - :func:`beam_search` keeps the ``beam_size`` most probable partial translations of each sentence.
@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.model import TranslationModel
 
 
 @dataclass
@@ -55,7 +55,7 @@ def _default_max_len(src_mask: Tensor) -> int:
 
 @torch.no_grad()
 def greedy_decode(
-    model: Seq2Seq, src: Tensor, src_mask: Tensor, max_len: int | None = None
+    model: TranslationModel, src: Tensor, src_mask: Tensor, max_len: int | None = None
 ) -> list[Hypothesis]:
     """Translate a batch by choosing the most probable token at every step.
 
@@ -105,7 +105,7 @@ def _hypotheses(ids: Tensor, weights: Tensor | None, scores: Tensor, src_mask: T
 
 @torch.no_grad()
 def beam_search(
-    model: Seq2Seq,
+    model: TranslationModel,
     src: Tensor,
     src_mask: Tensor,
     beam_size: int = 4,

@@ -7,13 +7,16 @@
 - :class:`LuongDecoder` runs its GRU first and attends with the *current* state :math:`s_i`, then forms the
   attentional state :math:`\\tilde s_i = \\tanh(W_c [c_i; s_i])`. Without input feeding nothing flows
   from step ``i``'s attention into step ``i + 1``, so under teacher forcing the GRU runs over all steps in
-  one call and attention covers all steps at once.
+  one call and attention covers all steps at once. Built with ``input_feeding=True`` it feeds
+  :math:`\\tilde s_{i-1}` into step ``i`` (and must step); with ``local_window`` it attends locally
+  (:class:`~attnbook.layers.local.LocalPAttention`).
 - :class:`PlainDecoder` is the no-attention baseline: every step sees the same fixed-length summary
   :math:`c` of the source, the bottleneck attention removes.
 
 Every decoder offers ``step`` (one token, used by search) and ``forward`` (all steps under teacher
-forcing). Masks are boolean with **True = a real token that may be attended to**. Decoding (greedy and
-beam search) lives in :mod:`attnbook.nmt.search`.
+forcing); :class:`Seq2Seq` offers the interface :class:`~attnbook.nmt.model.TranslationModel`. Masks are
+boolean with **True = a real token that may be attended to**. Decoding (greedy and beam search) lives in
+:mod:`attnbook.nmt.search`.
 
 >>> import torch
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
@@ -26,16 +29,18 @@ beam search) lives in :mod:`attnbook.nmt.search`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from attnbook.core.config import check_fields
 from attnbook.layers.attention import BahdanauAttention, LuongAttention
+from attnbook.layers.local import LocalPAttention
 from attnbook.nmt.data import Vocab
+from attnbook.nmt.model import decode_stepwise, evaluating  # noqa: F401 (evaluating: also imported from here)
 
 ATTENTION_KINDS = ("bahdanau", "luong", "none")
 LUONG_SCORES = ("dot", "general", "concat", "location")
@@ -45,7 +50,6 @@ def check_model_choices(
     attention: str,
     luong_score: str,
     hidden_dim: int,
-    max_src_len: int | None,
     *,
     input_feeding: bool = False,
     local_p: bool = False,
@@ -53,15 +57,15 @@ def check_model_choices(
     """Refuse a combination of choices that could only fail later, inside a forward pass.
 
     The encoder is bidirectional, so its states have ``2 * hidden_dim`` features while the decoder's
-    state has ``hidden_dim``: Luong's ``dot`` score, which needs equal sizes, can never apply, and the
-    ``location`` score needs to know the longest source it will see.
+    state has ``hidden_dim``: Luong's ``dot`` score, which needs equal sizes, can never apply.
+    (:class:`Seq2SeqConfig` also refuses the ``location`` score without ``max_src_len``.)
 
     Raises:
-        ValueError: an unknown attention or score, ``dot`` with the bidirectional encoder,
-            ``location`` without ``max_src_len``, or input feeding or local-p attention (parts of
-            Luong's decoder, see :mod:`attnbook.nmt.luong`) with another decoder; the message names the fix.
+        ValueError: an unknown attention or score, ``dot`` with the bidirectional encoder, or input
+            feeding or local-p attention (parts of Luong's decoder, see :class:`LuongDecoder`) with
+            another decoder; the message names the fix.
 
-    >>> check_model_choices("luong", "dot", hidden_dim=128, max_src_len=25)
+    >>> check_model_choices("luong", "dot", hidden_dim=128)
     Traceback (most recent call last):
     ...
     ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
@@ -76,89 +80,92 @@ def check_model_choices(
                 f"{name}=True belongs to Luong's decoder, but attention={attention!r}: use attention='luong' "
                 f"(--attention luong) or drop {name}"
             )
-    if attention != "luong":
-        return
-    if luong_score == "dot":
+    if attention == "luong" and luong_score == "dot":
         raise ValueError(
             f"luong_score='dot' needs decoder states (hidden_dim={hidden_dim}) and encoder states "
             f"(2 * hidden_dim={2 * hidden_dim}) of one size, but the encoder is bidirectional: "
             "use luong_score='general' or 'concat'"
         )
-    if luong_score == "location" and max_src_len is None:
-        raise ValueError(
-            "luong_score='location' scores source positions, so it needs max_src_len: set max_src_len "
-            "to the longest source sentence"
-        )
 
 
-@contextmanager
-def evaluating(model: nn.Module) -> Iterator[nn.Module]:
-    """Put ``model`` in eval mode for a ``with`` block, then back in the mode it was in.
+@dataclass(frozen=True, kw_only=True)
+class ModelConfig:
+    """The choices and sizes of a :class:`Seq2Seq` model, without what the data decides.
 
-    >>> from torch import nn
-    >>> layer = nn.Dropout()
-    >>> with evaluating(layer):
-    ...     layer.training
-    False
-    >>> layer.training
-    True
-    """
-    was_training = model.training
-    model.eval()
-    try:
-        yield model
-    finally:
-        model.train(was_training)
-
-
-@dataclass(frozen=True)
-class Seq2SeqConfig:
-    """The sizes and choices that define a :class:`Seq2Seq` model (stored in its checkpoints).
+    The one place the model's options are declared: :class:`Seq2SeqConfig` adds the vocabulary sizes and
+    the longest source, the experiments nest it (chapter 6's run, the run on real sentences), and the
+    command line's flags are made from its fields.
 
     Attributes:
-        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
-        attention: ``"bahdanau"``, ``"luong"`` or ``"none"`` (the fixed-length baseline).
+        attention: the decoder: ``bahdanau``, ``luong`` or ``none`` (no attention).
         emb_dim: the size of the token embeddings.
         hidden_dim: the GRU size, per direction in the encoder (so ``enc_dim = 2 * hidden_dim``) and of
             the decoder state ``dec_dim``.
-        attn_dim: the hidden size ``d_a`` of Bahdanau's additive score.
-        luong_score: the score of the Luong decoder (``"general"`` compares states of different sizes;
-            ``"dot"`` cannot, as the encoder is bidirectional).
+        attn_dim: the hidden size of Bahdanau's additive score.
+        luong_score: the score of the Luong decoder (``general`` compares states of different sizes;
+            ``dot`` cannot, as the encoder is bidirectional).
+        input_feeding: Luong's input feeding, the previous attentional state fed to the next step.
+        local_p: Luong's local-p attention: a predicted centre and a Gaussian window.
+        local_window: the half-width D of the local-p window, in source positions.
+
+    Raises:
+        ValueError: a size below 1, or an impossible combination (see :func:`check_model_choices`).
+
+    >>> ModelConfig(attention="luong", luong_score="concat").sized(10, 12, max_src_len=8).luong_score
+    'concat'
+    """
+
+    attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
+    emb_dim: int = field(default=64, metadata={"minimum": 1})
+    hidden_dim: int = field(default=128, metadata={"minimum": 1})
+    attn_dim: int = field(default=64, metadata={"minimum": 1})
+    luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
+    input_feeding: bool = False
+    local_p: bool = False
+    local_window: int = field(default=4, metadata={"minimum": 1})
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        check_model_choices(
+            self.attention,
+            self.luong_score,
+            self.hidden_dim,
+            input_feeding=self.input_feeding,
+            local_p=self.local_p,
+        )
+
+    def sized(self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int | None) -> Seq2SeqConfig:
+        """The full configuration of a model of these choices for these vocabularies."""
+        choices = {item.name: getattr(self, item.name) for item in fields(ModelConfig)}
+        return Seq2SeqConfig(src_vocab_size, tgt_vocab_size, max_src_len=max_src_len, **choices)
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig(ModelConfig):
+    """The sizes and choices that define a :class:`Seq2Seq` model (stored in its checkpoints).
+
+    The fields of :class:`ModelConfig` (keyword-only), and:
+
+    Attributes:
+        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
         max_src_len: the longest source sentence, in tokens, the model accepts (``None``: no limit, not
             allowed with the ``location`` score).
-        input_feeding: Luong's input feeding (the decoder then steps; see :mod:`attnbook.nmt.luong`).
-        local_p: Luong's local-p attention, over a window of half-width ``local_window`` positions.
 
     Raises:
         ValueError: a size below 1, or an impossible combination (see :func:`check_model_choices`).
     """
 
-    src_vocab_size: int
-    tgt_vocab_size: int
-    attention: str = "bahdanau"
-    emb_dim: int = 64
-    hidden_dim: int = 128
-    attn_dim: int = 64
-    luong_score: str = "general"
-    max_src_len: int | None = 25
-    input_feeding: bool = False
-    local_p: bool = False
-    local_window: int = 4
+    src_vocab_size: int = field(metadata={"minimum": 1})
+    tgt_vocab_size: int = field(metadata={"minimum": 1})
+    max_src_len: int | None = field(default=25, kw_only=True, metadata={"minimum": 1})
 
     def __post_init__(self) -> None:
-        sizes = ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "attn_dim", "max_src_len")
-        for name in (*sizes, "local_window"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be positive, got {value}")
-        check_model_choices(
-            self.attention,
-            self.luong_score,
-            self.hidden_dim,
-            self.max_src_len,
-            input_feeding=self.input_feeding,
-            local_p=self.local_p,
-        )
+        super().__post_init__()
+        if self.attention == "luong" and self.luong_score == "location" and self.max_src_len is None:
+            raise ValueError(
+                "luong_score='location' scores source positions, so it needs max_src_len: set max_src_len "
+                "to the longest source sentence"
+            )
 
     def to_dict(self) -> dict[str, int | str]:
         return asdict(self)
@@ -254,14 +261,7 @@ class _Decoder(nn.Module):
 
     def forward_stepwise(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor | None]:
         """Teacher forcing one step at a time: ``logits (batch, tgt_len, vocab)``, weights or ``None``."""
-        state = self.init_state(memory)
-        logits, weights = [], []
-        for prev_tokens in tgt_in.unbind(dim=1):
-            step_logits, state, step_weights = self.step(prev_tokens, state, memory)
-            logits.append(step_logits)
-            weights.append(step_weights)
-        stacked = torch.stack(weights, dim=1) if self.uses_attention else None
-        return torch.stack(logits, dim=1), stacked
+        return decode_stepwise(self, tgt_in, memory)
 
 
 class BahdanauDecoder(_Decoder):
@@ -304,11 +304,11 @@ class BahdanauDecoder(_Decoder):
         logits = self.out(torch.cat([state, context, embedded], dim=-1))
         return logits, state, weights
 
-    def forward(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor]:
+    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, Tensor]:
         """Teacher forcing over ``tgt_in`` ``(batch, tgt_len)``: logits and weights ``(batch, tgt_len, src_len)``.
 
-        The recurrence runs step by step; the embedding and the output layer, which do not feed back,
-        run once over all steps.
+        The recurrence runs step by step, whatever ``parallel`` asks; the embedding and the output layer,
+        which do not feed back, run once over all steps.
         """
         embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
         state = self.init_state(memory)
@@ -326,7 +326,7 @@ class BahdanauDecoder(_Decoder):
 
 
 class LuongDecoder(_Decoder):
-    """A GRU decoder with Luong attention and no input feeding (Luong et al., 2015).
+    """A GRU decoder with Luong attention (Luong et al., 2015), with or without input feeding and local-p.
 
     The GRU runs first; its *current* state :math:`s_i` is the query; the attentional state
     :math:`\\tilde s_i = \\tanh(W_c [c_i; s_i])` feeds the output layer:
@@ -337,14 +337,38 @@ class LuongDecoder(_Decoder):
         \\alpha_i = \\mathrm{softmax}_j(\\mathrm{score}(s_i, h_j)),\\quad
         \\tilde s_i = \\tanh(W_c [c_i; s_i]).
 
-    Nothing from step ``i``'s attention reaches step ``i + 1``, so :meth:`forward` runs the GRU over all
-    target steps in one call and attends with all queries at once (``parallel=False`` runs the same
-    computation one step at a time, for comparison).
+    Without input feeding nothing from step ``i``'s attention reaches step ``i + 1``, so :meth:`forward`
+    runs the GRU over all target steps in one call and attends with all queries at once
+    (``parallel=False`` runs the same computation one step at a time, for comparison).
+
+    With **input feeding** (their section 3.3) the attentional state of the previous step joins the GRU's
+    input, so the decoder knows where it has already looked:
+
+    .. math::
+
+        s_i = \\mathrm{GRU}([E y_{i-1}; \\tilde s_{i-1}], s_{i-1}),\\quad \\tilde s_0 = 0.
+
+    Step ``i + 1`` then needs step ``i``'s attention, so the steps run one after another, as in
+    Bahdanau's decoder (``parallel`` is ignored), and the state carried between steps (by :meth:`step`
+    and by search) is the pair :math:`[s_i; \\tilde s_i]`, ``(batch, 2 * dec_dim)``. With ``local_window``
+    the attention is :class:`~attnbook.layers.local.LocalPAttention` (their section 3.2) instead of global.
 
     Args:
         score: a :class:`~attnbook.layers.attention.LuongAttention` score; ``"general"`` (default) allows
             ``dec_dim != enc_dim``.
         max_src_len: the longest source sentence (without ``<eos>``); needed by the ``location`` score.
+        input_feeding: feed :math:`\\tilde s_{i-1}` into step ``i``.
+        local_window: the half-width :math:`D` of local-p attention; ``None`` attends globally.
+
+    Shape:
+        - prev_tokens: ``(batch,)``; state: ``(batch, 2 * dec_dim)`` with input feeding, else
+          ``(batch, dec_dim)``.
+        - forward: tgt_in ``(batch, tgt_len)`` -> logits ``(batch, tgt_len, vocab)``, weights
+          ``(batch, tgt_len, src_len)``.
+
+    >>> decoder = LuongDecoder(12, emb_dim=4, hidden_dim=6, enc_dim=12, input_feeding=True)
+    >>> decoder.rnn.input_size  # emb_dim + dec_dim: the previous attentional state joins the input
+    10
     """
 
     def __init__(
@@ -355,23 +379,40 @@ class LuongDecoder(_Decoder):
         enc_dim: int,
         score: str = "general",
         max_src_len: int | None = None,
+        *,
+        input_feeding: bool = False,
+        local_window: int | None = None,
     ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
-        self.attention = LuongAttention(
-            query_dim=hidden_dim,
-            key_dim=enc_dim,
-            score=score,
-            max_src_len=None if max_src_len is None else max_src_len + 1,  # + 1: the source <eos>
-        )
-        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        longest = None if max_src_len is None else max_src_len + 1  # + 1: the source <eos>
+        if local_window is None:
+            self.attention: LuongAttention | LocalPAttention = LuongAttention(
+                query_dim=hidden_dim, key_dim=enc_dim, score=score, max_src_len=longest
+            )
+        else:
+            self.attention = LocalPAttention(
+                hidden_dim, enc_dim, score=score, window=local_window, max_src_len=longest
+            )
+        # the keys' projection W_a h_j is computed once per sentence by the global general score only
+        self.projects_keys = local_window is None and score == "general"
+        self.input_feeding = input_feeding
+        if input_feeding:
+            self.rnn: nn.GRU | nn.GRUCell = nn.GRUCell(emb_dim + hidden_dim, hidden_dim)  # [E y; s~_{i-1}]
+        else:
+            self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
         self.out = nn.Linear(hidden_dim, vocab_size)
 
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
         """The general score's :math:`W_a h_j`, once per sentence (search and input feeding step)."""
-        if isinstance(self.attention, LuongAttention) and self.attention.score == "general":
+        if self.projects_keys:
             return replace(memory, projected_keys=self.attention.project_keys(memory.states))
         return memory
+
+    def init_state(self, memory: EncoderMemory) -> Tensor:
+        """:math:`s_0`, and with input feeding :math:`[s_0; \\tilde s_0 = 0]`."""
+        first = super().init_state(memory)
+        return torch.cat([first, torch.zeros_like(first)], dim=-1) if self.input_feeding else first
 
     def attend(self, query: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor]:
         """Attend from the current state(s) over the source, with the keys' projection where prepared."""
@@ -379,21 +420,37 @@ class LuongDecoder(_Decoder):
             return self.attention(query, memory.states, mask=memory.mask)
         return self.attention(query, memory.states, mask=memory.mask, projected_keys=memory.projected_keys)
 
+    def attentional_step(self, embedded: Tensor, state: Tensor, memory: EncoderMemory) -> tuple[Tensor, ...]:
+        """One step from the embedded previous token: ``(attentional state s~_i, new state, weights)``."""
+        if self.input_feeding:
+            previous, fed = state.chunk(2, dim=-1)  # s_{i-1}, s~_{i-1}
+            current = self.rnn(torch.cat([embedded, fed], dim=-1), previous)  # s_i
+        else:
+            current = self.rnn(embedded.unsqueeze(1), state.unsqueeze(0))[1].squeeze(0)  # s_i
+        context, weights = self.attend(current, memory)  # query: the current state
+        attentional = torch.tanh(self.combine(torch.cat([context, current], dim=-1)))  # s~_i
+        new_state = torch.cat([current, attentional], dim=-1) if self.input_feeding else current
+        return attentional, new_state, weights
+
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
-        embedded = self.embedding(prev_tokens).unsqueeze(1)  # (batch, 1, emb_dim)
-        _, state = self.rnn(embedded, state.unsqueeze(0))
-        state = state.squeeze(0)  # s_i
-        context, weights = self.attend(state, memory)  # query: the current state
-        attentional = torch.tanh(self.combine(torch.cat([context, state], dim=-1)))
+        attentional, state, weights = self.attentional_step(self.embedding(prev_tokens), state, memory)
         return self.out(attentional), state, weights
 
     def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, Tensor]:
         """Teacher forcing: logits ``(batch, tgt_len, vocab)`` and weights ``(batch, tgt_len, src_len)``."""
-        if not parallel:
+        if not parallel and not self.input_feeding:
             return self.forward_stepwise(tgt_in, memory)  # type: ignore[return-value]  (weights are never None)
-        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
+        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim), once for all steps
+        if self.input_feeding:  # each step needs the last one's attention: step by step
+            state = self.init_state(memory)
+            attentional_states, step_weights = [], []
+            for step_embedded in embedded.unbind(dim=1):
+                attentional, state, weights = self.attentional_step(step_embedded, state, memory)
+                attentional_states.append(attentional)
+                step_weights.append(weights)
+            return self.out(torch.stack(attentional_states, dim=1)), torch.stack(step_weights, dim=1)
         states, _ = self.rnn(embedded, self.init_state(memory).unsqueeze(0))  # s_1 ... s_T in one call
         context, weights = self.attend(states, memory)  # every step at once
         attentional = torch.tanh(self.combine(torch.cat([context, states], dim=-1)))
@@ -422,8 +479,8 @@ class PlainDecoder(_Decoder):
         state = state.squeeze(0)
         return self.out(torch.cat([state, memory.final, embedded], dim=-1)), state, None
 
-    def forward(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, None]:
-        """Teacher forcing in one GRU call (the summary is the same at every step)."""
+    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, None]:
+        """Teacher forcing in one GRU call (the summary is the same at every step; ``parallel`` changes nothing)."""
         embedded = self.embedding(tgt_in)
         summary = memory.final.unsqueeze(1).expand(-1, tgt_in.size(1), -1)
         states, _ = self.rnn(torch.cat([embedded, summary], dim=-1), self.init_state(memory).unsqueeze(0))
@@ -433,11 +490,16 @@ class PlainDecoder(_Decoder):
 class Seq2Seq(nn.Module):
     """An encoder and one of the three decoders, built from a :class:`Seq2SeqConfig`.
 
+    It offers the interface :class:`~attnbook.nmt.model.TranslationModel`.
+
     Shape:
         - src, src_mask: ``(batch, src_len)``; tgt_in: ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
         - forward returns logits ``(batch, tgt_len, tgt_vocab)`` and attention weights
           ``(batch, tgt_len, src_len)`` (``None`` for the baseline).
     """
+
+    kind: ClassVar[str] = "seq2seq"
+    config_class: ClassVar[type] = Seq2SeqConfig
 
     def __init__(self, config: Seq2SeqConfig) -> None:
         super().__init__()
@@ -447,20 +509,14 @@ class Seq2Seq(nn.Module):
         sizes = (config.tgt_vocab_size, config.emb_dim, config.hidden_dim, enc_dim)
         if config.attention == "bahdanau":
             self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
-        elif config.attention == "luong" and (config.input_feeding or config.local_p):
-            from attnbook.nmt.luong import (
-                LuongVariantDecoder,  # here: attnbook.nmt.luong builds on this module
-            )
-
-            self.decoder = LuongVariantDecoder(
+        elif config.attention == "luong":
+            self.decoder = LuongDecoder(
                 *sizes,
                 score=config.luong_score,
                 max_src_len=config.max_src_len,
                 input_feeding=config.input_feeding,
                 local_window=config.local_window if config.local_p else None,
             )
-        elif config.attention == "luong":
-            self.decoder = LuongDecoder(*sizes, score=config.luong_score, max_src_len=config.max_src_len)
         else:
             self.decoder = PlainDecoder(*sizes)
 
@@ -477,7 +533,4 @@ class Seq2Seq(nn.Module):
         self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
     ) -> tuple[Tensor, Tensor | None]:
         """Teacher-forced logits and attention weights. ``parallel=False`` makes Luong's decoder step."""
-        memory = self.encode(src, src_mask)
-        if isinstance(self.decoder, LuongDecoder):
-            return self.decoder(tgt_in, memory, parallel=parallel)
-        return self.decoder(tgt_in, memory)
+        return self.decoder(tgt_in, self.encode(src, src_mask), parallel=parallel)

@@ -1,6 +1,7 @@
 r"""A small Transformer encoder-decoder (Vaswani et al., 2017) built from :class:`MultiHeadAttention`.
 
-It has the interface of :class:`~attnbook.nmt.seq2seq.Seq2Seq`, so the package's
+It offers the interface :class:`~attnbook.nmt.model.TranslationModel`, as
+:class:`~attnbook.nmt.seq2seq.Seq2Seq` does, so the package's
 :func:`~attnbook.nmt.training.train`, :class:`~attnbook.nmt.translator.Translator`,
 :func:`~attnbook.nmt.evaluation.evaluate`, :func:`~attnbook.nmt.search.greedy_decode` and
 :func:`~attnbook.nmt.search.beam_search` serve it unchanged:
@@ -19,19 +20,16 @@ learning-rate warm-up. Positions enter as sinusoids added to the embeddings. Mas
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field, fields
+from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 
+from attnbook.core.config import check_fields
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
-from attnbook.nmt.data import SentencePair, Vocab
-from attnbook.nmt.seq2seq import evaluating
-
-if TYPE_CHECKING:
-    from attnbook.nmt.translator import Translator
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.model import decode_stepwise
 
 
 def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | None = None) -> Tensor:
@@ -60,36 +58,51 @@ def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | 
     return codes
 
 
-@dataclass(frozen=True)
-class TransformerConfig:
-    """The sizes of a :class:`Transformer`.
+@dataclass(frozen=True, kw_only=True)
+class TransformerSizes:
+    """The sizes of a :class:`Transformer`, without what the data decides (the command line's flags).
 
     Attributes:
-        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
         d_model: the size of every token's state (embeddings, attention, residual stream).
-        num_heads: attention heads per attention module; ``d_model`` must be divisible by it.
+        num_heads: attention heads per attention module; d_model must be divisible by it.
         num_layers: encoder layers and decoder layers (as many of each).
         ff_dim: the hidden size of each layer's feed-forward network.
-        max_src_len: the longest source sentence, in tokens, the model accepts.
+
+    Raises:
+        ValueError: a size below 1, or a ``d_model`` that is odd or not divisible by ``num_heads``.
     """
 
-    src_vocab_size: int
-    tgt_vocab_size: int
-    d_model: int = 64
-    num_heads: int = 4
-    num_layers: int = 2
-    ff_dim: int = 128
-    max_src_len: int = 25
+    d_model: int = field(default=64, metadata={"minimum": 2})
+    num_heads: int = field(default=4, metadata={"minimum": 1})
+    num_layers: int = field(default=2, metadata={"minimum": 1})
+    ff_dim: int = field(default=128, metadata={"minimum": 1})
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads", "num_layers", "ff_dim"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        check_fields(self)
         if self.d_model % self.num_heads != 0 or self.d_model % 2 != 0:
             raise ValueError(
                 f"d_model must be even and divisible by num_heads, got d_model={self.d_model} and "
                 f"num_heads={self.num_heads}"
             )
+
+    def sized(self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int) -> TransformerConfig:
+        """The full configuration of a model of these sizes for these vocabularies."""
+        sizes = {item.name: getattr(self, item.name) for item in fields(TransformerSizes)}
+        return TransformerConfig(src_vocab_size, tgt_vocab_size, max_src_len=max_src_len, **sizes)
+
+
+@dataclass(frozen=True)
+class TransformerConfig(TransformerSizes):
+    """The sizes of a :class:`Transformer`: those of :class:`TransformerSizes` (keyword-only), and:
+
+    Attributes:
+        src_vocab_size, tgt_vocab_size: the vocabulary sizes.
+        max_src_len: the longest source sentence, in tokens, the model accepts.
+    """
+
+    src_vocab_size: int = field(metadata={"minimum": 1})
+    tgt_vocab_size: int = field(metadata={"minimum": 1})
+    max_src_len: int = field(default=25, kw_only=True, metadata={"minimum": 1})
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -267,7 +280,7 @@ class TransformerDecoder(nn.Module):
 
 
 class Transformer(nn.Module):
-    """An encoder-decoder Transformer with the interface of :class:`~attnbook.nmt.seq2seq.Seq2Seq`.
+    """An encoder-decoder Transformer; it offers the interface :class:`~attnbook.nmt.model.TranslationModel`.
 
     Args:
         config: the sizes.
@@ -279,11 +292,16 @@ class Transformer(nn.Module):
           layer's and head's, ``(batch, num_layers, num_heads, tgt_len, src_len)``.
 
     >>> model = Transformer(TransformerConfig(src_vocab_size=10, tgt_vocab_size=12, d_model=16, num_heads=2))
+    >>> model.kind  # how a checkpoint names it
+    'transformer'
     >>> src, tgt_in = torch.tensor([[5, 6, 2]]), torch.tensor([[1, 7]])
     >>> logits, weights = model(src, src != 0, tgt_in)
     >>> tuple(logits.shape), tuple(weights.shape)
     ((1, 2, 12), (1, 2, 3))
     """
+
+    kind: ClassVar[str] = "transformer"
+    config_class: ClassVar[type] = TransformerConfig
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
@@ -312,54 +330,10 @@ class Transformer(nn.Module):
         as search does; the causal mask makes both give the same result.
         """
         memory = self.encode(src, src_mask)
-        if parallel:
-            logits, cross_weights = self.decoder(tgt_in, memory)
-            return logits, cross_weights[:, -1].mean(dim=1)
-        state = self.decoder.init_state(memory)
-        logits, weights = [], []
-        for prev_tokens in tgt_in.unbind(dim=1):
-            step_logits, state, step_weights = self.decoder.step(prev_tokens, state, memory)
-            logits.append(step_logits)
-            weights.append(step_weights)
-        return torch.stack(logits, dim=1), torch.stack(weights, dim=1)
-
-
-@torch.no_grad()
-def head_alignment_accuracy(
-    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
-) -> Tensor:
-    """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
-
-    As :func:`~attnbook.nmt.attention_analysis.alignment_accuracy` does for one attention: the model reads
-    each reference translation (teacher forcing), and a target word counts as aligned when the head's
-    largest weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
-
-    Args:
-        translator: a :class:`Transformer` with its vocabularies.
-        pairs: pairs with true alignments (the toy grammar's).
-
-    Returns:
-        ``(num_layers, num_heads)`` accuracies.
-
-    Raises:
-        ValueError: a pair has no true alignment.
-    """
-    if not all(p.has_alignment for p in pairs):
-        raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
-    model = translator.model
-    hits = torch.zeros(model.config.num_layers, model.config.num_heads)
-    count = 0
-    with evaluating(model):
-        for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start : start + batch_size]
-            batch = translator.batch(chunk)
-            _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
-            argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
-            for row, pair in enumerate(chunk):
-                for i, truth in enumerate(pair.alignment):
-                    hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
-                    count += 1
-    return hits / max(count, 1)
+        if not parallel:
+            return decode_stepwise(self.decoder, tgt_in, memory)  # type: ignore[return-value]  (never None)
+        logits, cross_weights = self.decoder(tgt_in, memory)
+        return logits, cross_weights[:, -1].mean(dim=1)
 
 
 # ---------------------------------------------------------------------------------------------------

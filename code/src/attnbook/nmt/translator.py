@@ -1,9 +1,10 @@
 """A :class:`Translator`: a model with the two vocabularies it was built for, so words go in and out.
 
 A model reads ids; which word an id stands for is fixed by the vocabularies it was trained with. The
-three travel together, and are saved and loaded together: a checkpoint holds the weights, the model's
-configuration and both vocabularies, and is read with ``torch.load(weights_only=True)``, which refuses
-to run code stored in a file.
+three travel together, and are saved and loaded together: a checkpoint holds the model's kind (a key of
+:data:`MODEL_KINDS`), its configuration, the weights and both vocabularies, and is read with
+``torch.load(weights_only=True)``, which refuses to run code stored in a file. The model is any
+:class:`~attnbook.nmt.model.TranslationModel`: the recurrent seq2seq model or the Transformer.
 
 >>> import torch
 >>> from attnbook.nmt.data import Vocab
@@ -33,11 +34,21 @@ from torch import Tensor
 
 from attnbook.core.runtime import get_device
 from attnbook.nmt.data import Batch, SentencePair, Vocab, iterate_batches, make_batch
+from attnbook.nmt.model import TranslationModel, evaluating
 from attnbook.nmt.search import Hypothesis, beam_search, greedy_decode
-from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig, evaluating
+from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.transformer import Transformer
 
-CHECKPOINT_FORMAT = "attnbook-seq2seq-1"
+CHECKPOINT_FORMAT = "attnbook-translator-2"
 """The ``format`` entry of a checkpoint written by :meth:`Translator.save`."""
+
+_SEQ2SEQ_ONLY_FORMAT = "attnbook-seq2seq-1"  # the first format: no kind entry, always a Seq2Seq
+
+MODEL_KINDS: dict[str, type[Seq2Seq] | type[Transformer]] = {
+    Seq2Seq.kind: Seq2Seq,
+    Transformer.kind: Transformer,
+}
+"""The model classes a checkpoint can hold, by the ``kind`` it names; each is built from its ``config_class``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +85,7 @@ def _vocab_difference(name: str, stored: Sequence[str], given: Vocab) -> str | N
 
 @dataclass(frozen=True, eq=False)
 class Translator:
-    """A :class:`~attnbook.nmt.seq2seq.Seq2Seq` model and its source and target vocabularies.
+    """A translation model (:class:`~attnbook.nmt.model.TranslationModel`) and its two vocabularies.
 
     Attributes:
         model: the model; it stays on its device, and inputs are moved there.
@@ -85,7 +96,7 @@ class Translator:
         ValueError: a vocabulary's size differs from the one the model was built for.
     """
 
-    model: Seq2Seq
+    model: TranslationModel
     src_vocab: Vocab
     tgt_vocab: Vocab
 
@@ -203,7 +214,7 @@ class Translator:
     # --- checkpoints -----------------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """Save the weights, the model's configuration and both vocabularies to ``path``; return it.
+        """Save the model's kind and configuration, its weights and both vocabularies to ``path``; return it.
 
         The file holds only tensors, strings and numbers, so :meth:`load` can read it with
         ``torch.load(weights_only=True)``.
@@ -213,6 +224,7 @@ class Translator:
         torch.save(
             {
                 "format": CHECKPOINT_FORMAT,
+                "kind": self.model.kind,
                 "config": self.model.config.to_dict(),
                 "src_vocab": list(self.src_vocab.tokens),
                 "tgt_vocab": list(self.tgt_vocab.tokens),
@@ -244,11 +256,13 @@ class Translator:
 
         Raises:
             FileNotFoundError: there is no such file.
-            ValueError: the file is not such a checkpoint (the message names the file), or it was
-                trained with other vocabularies than the ones given.
+            ValueError: the file is not such a checkpoint (the message names the file), names a model
+                kind that is not in :data:`MODEL_KINDS`, or was trained with other vocabularies than the
+                ones given.
 
         >>> import tempfile
         >>> from pathlib import Path
+        >>> from attnbook.nmt.seq2seq import Seq2SeqConfig
         >>> src_vocab, tgt_vocab = Vocab(["the", "cat"]), Vocab(["le", "chat"])
         >>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4))
         >>> folder = Path(tempfile.mkdtemp())
@@ -271,8 +285,16 @@ class Translator:
             raise ValueError(
                 f"{path} is not an attnbook checkpoint: torch.load could not read it ({type(error).__name__})"
             ) from error
-        if not isinstance(stored, dict) or stored.get("format") != CHECKPOINT_FORMAT:
+        if not isinstance(stored, dict) or stored.get("format") not in (
+            CHECKPOINT_FORMAT,
+            _SEQ2SEQ_ONLY_FORMAT,
+        ):
             raise ValueError(f"{path} is not an attnbook checkpoint (no format {CHECKPOINT_FORMAT!r})")
+        kind = stored.get("kind", Seq2Seq.kind)
+        if kind not in MODEL_KINDS:
+            raise ValueError(
+                f"{path} holds a model of kind {kind!r}; this version knows {sorted(MODEL_KINDS)}"
+            )
         for name, key, given in (("source", "src_vocab", src_vocab), ("target", "tgt_vocab", tgt_vocab)):
             difference = None if given is None else _vocab_difference(name, stored[key], given)
             if difference:
@@ -280,7 +302,8 @@ class Translator:
                     f"checkpoint {path} was trained with another vocabulary: {difference}; "
                     "use the vocabularies saved with it (load without passing them)"
                 )
-        model = Seq2Seq(Seq2SeqConfig(**stored["config"]))
+        model_class = MODEL_KINDS[kind]
+        model = model_class(model_class.config_class(**stored["config"]))
         model.load_state_dict(stored["state_dict"])
         model.to(device if device is not None else get_device()).eval()
         return cls(model, Vocab(stored["src_vocab"]), Vocab(stored["tgt_vocab"]))

@@ -1,8 +1,9 @@
 """Chapter 6's experiment in one call: configuration -> data -> model -> training -> evaluation.
 
-:class:`ExperimentConfig` nests the three parts of a run, :class:`DataConfig`, :class:`ModelConfig` and
-:class:`~attnbook.nmt.training.TrainConfig`, and refuses an impossible combination when it is built, with a
-message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
+:class:`ExperimentConfig` nests the three parts of a run, :class:`DataConfig`, the model's
+:class:`~attnbook.nmt.seq2seq.ModelConfig` (or, with ``model_kind="transformer"``, the
+:class:`~attnbook.nmt.transformer.TransformerSizes`) and :class:`~attnbook.nmt.training.TrainConfig`; each
+refuses an impossible value when it is built, with a message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
 command-line flag per field: see :mod:`attnbook.cli.flags`).
 
 >>> from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
@@ -24,7 +25,7 @@ ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -33,9 +34,10 @@ from attnbook.core.runtime import get_device, set_seed
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import EvalResult, evaluate
 from attnbook.nmt.grammar import DataSplits, make_splits
-from attnbook.nmt.seq2seq import ATTENTION_KINDS, LUONG_SCORES, Seq2Seq, Seq2SeqConfig, check_model_choices
+from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
-from attnbook.nmt.translator import Translator
+from attnbook.nmt.transformer import TransformerSizes
+from attnbook.nmt.translator import MODEL_KINDS, Translator
 
 
 @dataclass(frozen=True)
@@ -75,34 +77,6 @@ class DataConfig:
         return DataSplits(train, val, test)
 
 
-@dataclass(frozen=True)
-class ModelConfig:
-    """The model's choices and sizes (the vocabulary sizes come from the data).
-
-    Attributes:
-        attention: the decoder: ``bahdanau``, ``luong`` or ``none`` (no attention).
-        emb_dim: the size of the token embeddings.
-        hidden_dim: the GRU size (per direction in the encoder).
-        attn_dim: the hidden size of Bahdanau's additive score.
-        luong_score: the score of the Luong decoder.
-        input_feeding: Luong's input feeding, the previous attentional state fed to the next step.
-        local_p: Luong's local-p attention: a predicted centre and a Gaussian window.
-        local_window: the half-width D of the local-p window, in source positions.
-    """
-
-    attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
-    emb_dim: int = field(default=64, metadata={"minimum": 1})
-    hidden_dim: int = field(default=128, metadata={"minimum": 1})
-    attn_dim: int = field(default=64, metadata={"minimum": 1})
-    luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
-    input_feeding: bool = False
-    local_p: bool = False
-    local_window: int = field(default=4, metadata={"minimum": 1})
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-
-
 def default_lr_decay(model: ModelConfig) -> bool:
     """Whether ``model`` trains with a learning rate that falls to zero, when the configuration leaves it open.
 
@@ -117,18 +91,26 @@ def default_lr_decay(model: ModelConfig) -> bool:
     return model.attention == "luong"
 
 
+MODEL_KIND_NAMES = tuple(MODEL_KINDS)
+"""The models a run can train: ``seq2seq`` (the recurrent model, :class:`ModelConfig`) or ``transformer``."""
+
+
+def default_lr_decay_for(model_kind: str, model: ModelConfig) -> bool:
+    """:func:`default_lr_decay`, and true for the Transformer, which trains with a falling rate (chapter 8)."""
+    return model_kind == "transformer" or default_lr_decay(model)
+
+
 @dataclass(frozen=True)
 class ExperimentConfig:
     """Chapter 6's configuration (``python -m attnbook train``): the data, the model and the training.
 
     Attributes:
         data: what to draw.
-        model: what to build.
+        model: what to build (the recurrent model's choices).
         train: how to train; a ``lr_decay`` left at ``None`` is set when the configuration is built, by
-            :func:`default_lr_decay` for the model (so ``replace`` keeps the value chosen then).
-
-    Raises:
-        ValueError: an impossible combination (see :func:`~attnbook.nmt.seq2seq.check_model_choices`).
+            :func:`default_lr_decay_for` the model (so ``replace`` keeps the value chosen then).
+        model_kind: which model to train, seq2seq or transformer.
+        transformer: the Transformer's sizes (used when model_kind is transformer).
 
     >>> (
     ...     ExperimentConfig().train.lr_decay,
@@ -144,34 +126,41 @@ class ExperimentConfig:
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
+    model_kind: str = field(default="seq2seq", metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"})
+    transformer: TransformerSizes = field(default_factory=TransformerSizes)
 
     def __post_init__(self) -> None:
-        model = self.model
+        check_fields(self)
         if self.train.lr_decay is None:
-            object.__setattr__(self, "train", replace(self.train, lr_decay=default_lr_decay(model)))
-        check_model_choices(
-            model.attention,
-            model.luong_score,
-            model.hidden_dim,
-            self.data.max_src_len,
-            input_feeding=model.input_feeding,
-            local_p=model.local_p,
-        )
+            decay = default_lr_decay_for(self.model_kind, self.model)
+            object.__setattr__(self, "train", replace(self.train, lr_decay=decay))
+
+
+class RunConfig(Protocol):
+    """What :func:`build_translator` reads from a run's configuration (:class:`ExperimentConfig`, and
+    :class:`~attnbook.studies.realdata.RealConfig`)."""
+
+    model_kind: str
+    model: ModelConfig
+    transformer: TransformerSizes
+    train: TrainConfig
 
 
 def build_translator(
-    config: ExperimentConfig,
+    config: RunConfig,
     src_vocab: Vocab,
     tgt_vocab: Vocab,
     *,
     device: str | torch.device | None = None,
     seed: int | None = None,
+    max_src_len: int | None = None,
 ) -> Translator:
-    """A fresh model of the experiment's sizes for these vocabularies, on ``device``.
+    """A fresh model of the run's kind and sizes for these vocabularies, on ``device``.
 
     Its first weights are drawn right after :func:`~attnbook.core.runtime.set_seed` with ``seed`` (default:
     ``config.train.seed``), so the same call builds the same weights, and two models built with the
-    same seed start alike.
+    same seed start alike. ``max_src_len`` (default: ``config.data.max_src_len``) is the longest source
+    the model accepts.
 
     >>> from attnbook.nmt.data import Vocab
     >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
@@ -181,19 +170,30 @@ def build_translator(
     >>> twin = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
     >>> all(torch.equal(a, b) for a, b in zip(translator.model.parameters(), twin.model.parameters()))
     True
+    >>> transformer = replace(config, model_kind="transformer")
+    >>> build_translator(transformer, Vocab(["the", "cat"]), Vocab(["le", "chat"])).model.kind
+    'transformer'
     """
+    longest = config.data.max_src_len if max_src_len is None else max_src_len  # type: ignore[attr-defined]
+    sizes = config.transformer if config.model_kind == "transformer" else config.model
+    model_config = sizes.sized(len(src_vocab), len(tgt_vocab), max_src_len=longest)
     set_seed(config.train.seed if seed is None else seed)
-    model = Seq2Seq(
-        Seq2SeqConfig(
-            src_vocab_size=len(src_vocab),
-            tgt_vocab_size=len(tgt_vocab),
-            max_src_len=config.data.max_src_len,
-            **asdict(config.model),
-        )
-    )
+    model = MODEL_KINDS[config.model_kind](model_config)
     if device is not None:
         model.to(device)
     return Translator(model, src_vocab, tgt_vocab)
+
+
+def attention_name(config: RunConfig) -> str:
+    """The attention a run's model uses, as its summary names it: the decoder's, or ``multi-head``."""
+    return "multi-head" if config.model_kind == "transformer" else config.model.attention
+
+
+def run_settings(config: RunConfig) -> dict[str, Any]:
+    """The data and model settings of a run as one flat dict (the summary's ``config``)."""
+    sizes = config.transformer if config.model_kind == "transformer" else config.model
+    data = asdict(config.data)  # type: ignore[attr-defined]  (every run's configuration has its data)
+    return {**data, "model_kind": config.model_kind, **asdict(sizes)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -211,14 +211,14 @@ class Experiment:
         """The headline numbers as plain values (the command line's JSON)."""
         metrics = self.evaluation.to_dict() if self.evaluation is not None else {}
         return {
-            "attention": self.config.model.attention,
+            "attention": attention_name(self.config),
             "device": str(self.device),
             **metrics,
             "train_seconds": self.training.seconds,
             "train_steps": self.training.steps,
             "best_step": self.training.best_step,
             "stopped_early": self.training.stopped_early,
-            "config": {**asdict(self.config.data), **asdict(self.config.model)},
+            "config": run_settings(self.config),
             "train_config": self.config.train.to_dict(),
         }
 

@@ -21,18 +21,21 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import sacrebleu
 import torch
 from torch import Tensor
 
-from attnbook.core.runtime import get_device, set_seed
+from attnbook.core.config import check_fields
+from attnbook.core.runtime import get_device
 from attnbook.nmt.data import SentencePair, Vocab
-from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
+from attnbook.studies.experiment import MODEL_KIND_NAMES, attention_name, build_translator, run_settings
 
 UNK = "<unk>"
 UNK_SCORED = "UNK"
@@ -402,50 +405,62 @@ def evaluate_real(
 
 
 @dataclass(frozen=True)
+class RealDataConfig:
+    """The data of a run on real pairs: how the corpus is split and which words the model knows.
+
+    Attributes:
+        min_count: words seen fewer times than this in the training pairs become <unk> (2 leaves the
+            model <unk> tokens to learn from, which unknown-word replacement needs).
+        test_fraction, val_fraction, split_seed: see :func:`split_by_english`.
+        max_src_len: the longest English sentence, in tokens, the model accepts (raised to the corpus's
+            longest if that is longer).
+    """
+
+    min_count: int = field(default=2, metadata={"minimum": 1})
+    test_fraction: float = field(default=0.1, metadata={"minimum": 0.0})
+    val_fraction: float = field(default=0.05, metadata={"minimum": 0.0})
+    split_seed: int = 0
+    max_src_len: int = field(default=25, metadata={"minimum": 1})
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+def _real_training() -> TrainConfig:
+    return TrainConfig(
+        max_epochs=5, batch_size=128, lr=5e-3, lr_decay=True, eval_every=100, patience=10, keep_best=False
+    )
+
+
+@dataclass(frozen=True)
 class RealConfig:
     """The configuration of a run on real pairs (``python -m attnbook train --corpus tatoeba``).
 
+    It nests the same model configuration as every run (:class:`~attnbook.nmt.seq2seq.ModelConfig`, or
+    the Transformer's sizes), with defaults of its own.
+
     Attributes:
-        attention: ``"bahdanau"``, ``"luong"`` or ``"none"``.
-        min_count: words seen fewer times than this in the training pairs become ``<unk>`` (2 leaves the
-            model ``<unk>`` tokens to learn from, which unknown-word replacement needs).
-        test_fraction, val_fraction, split_seed: see :func:`split_by_english`.
-        emb_dim, hidden_dim, attn_dim: the model's sizes.
-        max_src_len: the longest English sentence, in tokens, the model accepts (raised to the corpus's
-            longest if that is longer).
+        data: the split and the vocabularies.
+        model: the recurrent model's choices and sizes (embeddings of 96 here).
         train: the training settings; training is sized in epochs (steps), never in seconds. The
             default trains 5 epochs (605 steps on the shipped pairs) while the learning rate falls
-            linearly from ``lr`` to zero, and keeps the weights of the end of that schedule: a
+            linearly from lr to zero, and keeps the weights of the end of that schedule: a
             patience of 10 validations (1,000 steps) is longer than the run, so early stopping does not
             cut the schedule short.
         beam_size: the beam used to translate the held-out sentences (1: greedy search).
+        model_kind: which model to train, seq2seq or transformer.
+        transformer: the Transformer's sizes (used when model_kind is transformer).
     """
 
-    attention: str = "bahdanau"
-    min_count: int = 2
-    test_fraction: float = 0.1
-    val_fraction: float = 0.05
-    split_seed: int = 0
-    emb_dim: int = 96
-    hidden_dim: int = 128
-    attn_dim: int = 64
-    max_src_len: int = 25
-    train: TrainConfig = field(
-        default_factory=lambda: TrainConfig(
-            max_epochs=5,
-            batch_size=128,
-            lr=5e-3,
-            lr_decay=True,
-            eval_every=100,
-            patience=10,
-            keep_best=False,
-        )
-    )
-    beam_size: int = 4
+    data: RealDataConfig = field(default_factory=RealDataConfig)
+    model: ModelConfig = field(default_factory=lambda: ModelConfig(emb_dim=96))
+    train: TrainConfig = field(default_factory=_real_training)
+    beam_size: int = field(default=4, metadata={"minimum": 1, "flag": "--beam"})
+    model_kind: str = field(default="seq2seq", metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"})
+    transformer: TransformerSizes = field(default_factory=TransformerSizes)
 
     def __post_init__(self) -> None:
-        if self.beam_size < 1:
-            raise ValueError(f"beam_size must be at least 1, got {self.beam_size}")
+        check_fields(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -462,7 +477,7 @@ class RealExperiment:
     def to_dict(self) -> dict[str, Any]:
         """The headline numbers as plain values (the command line's JSON)."""
         return {
-            "attention": self.config.attention,
+            "attention": attention_name(self.config),
             "device": str(self.device),
             **self.evaluation.to_dict(),
             "train_seconds": self.training.seconds,
@@ -471,7 +486,10 @@ class RealExperiment:
             "n_train": len(self.split.train),
             "n_val": len(self.split.val),
             "n_test": len(self.split.test),
-            "config": {k: v for k, v in asdict(self.config).items() if k != "train"},
+            "config": {
+                **run_settings(self.config),
+                "beam_size": self.config.beam_size,
+            },
             "train_config": self.config.train.to_dict(),
         }
 
@@ -485,7 +503,8 @@ def run_real_experiment(
 ) -> RealExperiment:
     """Split ``pairs`` by English sentence, build the vocabularies and the model, train, score the test split.
 
-    The test sentences are translated with a beam of ``config.beam_size`` (greedy for 1).
+    The model is built by :func:`~attnbook.studies.experiment.build_translator`, as in every run. The
+    test sentences are translated with a beam of ``config.beam_size`` (greedy for 1).
 
     Args:
         pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
@@ -500,24 +519,14 @@ def run_real_experiment(
     if not pairs:
         raise ValueError("the corpus has no sentence pairs: nothing to train on")
     device = torch.device(device) if device is not None else get_device()
+    data = config.data
     split = split_by_english(
-        pairs, test_fraction=config.test_fraction, val_fraction=config.val_fraction, seed=config.split_seed
+        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
     )
-    src_vocab = Vocab.build((p.source for p in split.train), min_count=config.min_count)
-    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=config.min_count)
-    set_seed(config.train.seed)
-    model = Seq2Seq(
-        Seq2SeqConfig(
-            src_vocab_size=len(src_vocab),
-            tgt_vocab_size=len(tgt_vocab),
-            attention=config.attention,
-            emb_dim=config.emb_dim,
-            hidden_dim=config.hidden_dim,
-            attn_dim=config.attn_dim,
-            max_src_len=max(config.max_src_len, *(len(p.source) for p in pairs)),
-        )
-    ).to(device)
-    translator = Translator(model, src_vocab, tgt_vocab)
+    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
+    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
+    translator = build_translator(config, src_vocab, tgt_vocab, device=device, max_src_len=longest)
     training = train(translator, split.train, split.val, config.train, progress=progress)
     evaluation = evaluate_real(translator, split.test, beam_size=config.beam_size)
     return RealExperiment(config, split, translator, training, evaluation, device)

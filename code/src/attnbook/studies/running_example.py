@@ -33,7 +33,8 @@ from attnbook.core.runtime import set_seed
 from attnbook.layers.attention import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
 from attnbook.nmt.grammar import make_splits
-from attnbook.nmt.seq2seq import EncoderMemory, Seq2Seq, Seq2SeqConfig, evaluating
+from attnbook.nmt.model import evaluating
+from attnbook.nmt.seq2seq import EncoderMemory, Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.translator import Translator
 
