@@ -70,6 +70,8 @@ def build_environment(env: Path) -> Path:
         return python
     start = time.perf_counter()
     run([sys.executable, "-m", "venv", env])
+    # Colab's pip is recent; the pip that venv bundles may be too old to read `name @ git+file://...`.
+    run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
     torch_requirement = shlex.split(os.environ.get("COLAB_TORCH") or "torch")
     run([python, "-m", "pip", "install", "--quiet", *torch_requirement])  # its own call: its own index
     run([python, "-m", "pip", "install", "--quiet", *COLAB_PREINSTALLED])
@@ -125,9 +127,8 @@ try:
 except CellExecutionError as failure:
     error = str(failure)[-3000:]
 seconds = time.perf_counter() - start
-install = "".join(
-    output.get("text", "") for output in notebook.cells[1].get("outputs", []) if output.get("name") == "stdout"
-)
+first_code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+install = "".join(output.get("text", "") for output in first_code.get("outputs", []) if "text" in output)
 print(json.dumps({"seconds": seconds, "error": error, "install_output": install[-2000:]}))
 """
 
@@ -158,7 +159,9 @@ def check_chapter(path: Path, python: Path, kernels: Path, url: str, scratch: Pa
     if result.returncode != 0:
         return {"seconds": 0.0, "error": (result.stdout + result.stderr)[-3000:]}
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    if report["error"] is None and "error" in report["install_output"].lower():
+    if report["error"] is not None and report["install_output"]:
+        report["error"] = f"{report['error']}\nthe first cell printed:\n{report['install_output']}"
+    elif report["error"] is None and "error" in report["install_output"].lower():
         report["error"] = "the first cell's install printed an error:\n" + report["install_output"]
     return report
 
