@@ -24,6 +24,7 @@ that runs past it counts as failed. The exit status is 1 when any chapter failed
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import signal
@@ -113,6 +114,14 @@ def chapter_environment(round_: Round) -> dict[str, str]:
     return env
 
 
+def _own_group_ended_with_us() -> None:
+    """In the chapter's process, before pytest starts: its own process group, and on Linux a SIGTERM when
+    this script dies, however it dies (the kernel nbval starts ends when pytest does)."""
+    os.setsid()
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
 def run_chapter(path: Path, env: dict[str, str], timeout_s: float, logs: Path) -> tuple[float, str]:
     """The chapter under nbval (--nbval-lax), copied alone into a new folder, in its own process group."""
     with tempfile.TemporaryDirectory(prefix="stress-") as folder:
@@ -135,7 +144,12 @@ def run_chapter(path: Path, env: dict[str, str], timeout_s: float, logs: Path) -
         start = time.perf_counter()
         with open(logs / f"{path.stem}.log", "w") as log:
             process = subprocess.Popen(
-                command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                command,
+                cwd=folder,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_own_group_ended_with_us,
             )
             try:
                 code = process.wait(timeout=max(timeout_s, 1))
@@ -164,6 +178,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--chapter-minutes", type=float, default=20.0, help="time allowed to one chapter")
     parser.add_argument("--logs", type=Path, default=ROOT / "_build" / "stress", help="each chapter's output")
     args = parser.parse_args(argv)
+    # Ctrl-C and a plain kill end the run through the `finally` clauses below, which stop the neighbours
+    # and the chapter (a SIGINT ignored by a background shell is taken back, too).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(f"stress: ended by signal {number}"))
     names = [name for name in args.rounds.split(",") if name]
     unknown = sorted(set(names) - set(ROUNDS))
     if unknown:
