@@ -7,14 +7,16 @@
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
 #   make gpu-check  every chapter as a plain script on the device at hand (no Jupyter needed)
 #   make pdf    the whole book as one PDF, _build/latex/attention-executed.pdf (needs TeX Live: see README)
+#   make stress     every chapter under nbval beside busy neighbours, and with every thread (slow)
+#   make colab-check  every chapter as Colab runs it: a bare environment, the chapter's own install
 
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build browser listings latex pdf gpu-check clean help
+.PHONY: book test lint unit chapters build browser listings latex pdf gpu-check stress colab-check clean help
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,11p' Makefile
 
 book:
 	@PYTHON=$(PYTHON) tools/setup_env.sh book
@@ -74,6 +76,24 @@ pdf:
 GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 gpu-check:
 	$(GPU_PYTHON) tools/gpu_check.py
+
+# Every chapter under nbval while a busy process runs on every core: one round with one thread and a
+# memory-bandwidth hog beside them, one with OMP_NUM_THREADS unset (every core, other float summation
+# orders). Bounded in time; its neighbours stop by themselves, also when the run is interrupted.
+# STRESS_ARGS passes options, e.g. STRESS_ARGS="--rounds busy 03_luong" (python tools/stress.py --help).
+STRESS_ARGS ?=
+stress:
+	@PYTHON=$(PYTHON) tools/setup_env.sh test
+	$(BIN)/python tools/stress.py $(STRESS_ARGS)
+
+# Every chapter as Colab runs it: a new environment with torch, Jupyter's kernel and Colab's preinstalled
+# packages only; each chapter's first cell installs the package from a clone of the commit under test
+# (COLAB_COMMIT, default HEAD: commit first). COLAB_TORCH says which torch to install (pip arguments).
+COLAB_COMMIT ?= HEAD
+COLAB_TORCH ?= torch
+COLAB_ARGS ?=
+colab-check:
+	COLAB_TORCH="$(COLAB_TORCH)" $(PYTHON) tools/colab_check.py --commit $(COLAB_COMMIT) $(COLAB_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache
