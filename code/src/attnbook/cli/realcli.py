@@ -7,6 +7,7 @@ Examples::
     python -m attnbook train --corpus tatoeba --model transformer --save tf.pt  # chapter 8's Transformer
     python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
     python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
+    python -m attnbook translate "I am cold."   # the model the book ships, as in the page
 
 Bad input (a file that is not UTF-8, a corpus with no usable pair, a file that is not a checkpoint, a
 sentence longer than the model accepts) ends with one ``error:`` line on stderr and exit status 2.
@@ -33,6 +34,7 @@ from attnbook.cli.flags import (
     positive_int,
 )
 from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
+from attnbook.nmt.export import shipped_export
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
@@ -90,6 +92,17 @@ def read_corpus(path: str | Path, *, max_len: int | None = None) -> Corpus:
             file=sys.stderr,
         )
     return corpus
+
+
+def read_model(path: str | Path | None, device: torch.device) -> Translator:
+    """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no path the translator the book ships
+    (:func:`~attnbook.nmt.shipped_export`), on ``device``."""
+    if path is None:
+        try:
+            return shipped_export().to_translator(device)
+        except FileNotFoundError:
+            raise InputError("this install has no trained model of its own: give --checkpoint") from None
+    return read_checkpoint(path, device)
 
 
 def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
@@ -217,7 +230,13 @@ def run_train_corpus(args: argparse.Namespace) -> int:
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
-    parser.add_argument("--checkpoint", required=True, metavar="CKPT", help="a file written by train --save")
+    parser.add_argument(
+        "--checkpoint",
+        metavar="CKPT",
+        default=None,
+        help="a file written by train --save (default: the model the book ships, the default "
+        "train --corpus tatoeba run, int8 weights: the one the real-sentences chapter runs in the page)",
+    )
     parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
     add_run_options(parser, threads=False, progress=False)
 
@@ -239,7 +258,7 @@ def add_evaluate_command(commands: SubCommands) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     """Load the checkpoint and the file, translate, score, print (JSON last with ``--json``)."""
     try:
-        translator = read_checkpoint(args.checkpoint, args.device)
+        translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
         corpus = read_corpus(args.corpus_file)
         pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
@@ -321,7 +340,7 @@ def attention_table(weights: torch.Tensor, source: list[str], target: list[str])
 def run_translate(args: argparse.Namespace) -> int:
     """Translate the sentence, print it and its attention table (JSON last with ``--json``)."""
     try:
-        translator = read_checkpoint(args.checkpoint, args.device)
+        translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
         tokens = tokenize_english(args.sentence)
         if not tokens:

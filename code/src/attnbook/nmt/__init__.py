@@ -50,9 +50,11 @@ from attnbook.nmt.evaluation import (
 )
 from attnbook.nmt.export import (
     EXPORT_FORMAT,
+    SHIPPED_TRANSLATOR,
     TranslatorExport,
     export_translator,
     read_export,
+    shipped_export,
 )
 from attnbook.nmt.grammar import (
     CATEGORIES,
@@ -132,6 +134,7 @@ __all__ = [
     "LENGTH_BUCKETS",
     "LUONG_SCORES",
     "MODEL_KINDS",
+    "SHIPPED_TRANSLATOR",
     "SPECIALS",
     "TATOEBA_ATTRIBUTION",
     "TATOEBA_URL",
@@ -210,6 +213,7 @@ __all__ = [
     "sample_path",
     "score_translations",
     "sequence_loss",
+    "shipped_export",
     "shipped_path",
     "sinusoidal_positions",
     "teacher_forced_attention",

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnbook.core.records import package_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.translator import Translator
@@ -48,6 +49,10 @@ QUANTIZATIONS = ("int8", "float32")
 
 SMALL = 4096
 """Matrices with fewer entries than this stay float32 even when the export is int8."""
+
+SHIPPED_TRANSLATOR = "translator-tatoeba.js"
+"""The file name, in the package's ``data`` folder, of the translator the book ships: the command line's
+default run on the Tatoeba pairs (``python -m attnbook train --corpus tatoeba``), exported as int8."""
 
 
 @dataclass(frozen=True)
@@ -215,3 +220,14 @@ def read_export(path: str | Path) -> TranslatorExport:
         size=len(raw),
         info=header.get("info", {}),
     )
+
+
+def shipped_export() -> TranslatorExport:
+    """The translator the book ships (:data:`SHIPPED_TRANSLATOR`), read back from the package's data folder.
+
+    It is the model the real-sentences chapter's box runs in the page and the one ``python -m attnbook
+    translate`` uses without ``--checkpoint``: both compute with the same int8 weights, so both give the
+    same translation. Its ``info`` says how it was trained and where, and its held-out scores.
+    """
+    with package_path(SHIPPED_TRANSLATOR) as path:
+        return read_export(path)
