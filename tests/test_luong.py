@@ -248,7 +248,7 @@ def test_attention_scores_match_their_definitions(toy_splits, tiny_translator):
     [{}, {"input_feeding": True}, {"local_p": True}, {"input_feeding": True, "local_p": True}],
     ids=["global", "feeding", "local-p", "both"],
 )
-def test_every_parameter_of_a_luong_decoder_is_used(choices, toy_vocabs, toy_splits):
+def test_every_parameter_of_a_luong_decoder_is_used(choices, variant, toy_vocabs, toy_splits):
     # one decoder class, its parts chosen once when built: no module is built and left unused
     translator = variant(toy_vocabs, **choices)
     batch = translator.batch(toy_splits.val[:4])
