@@ -16,7 +16,14 @@ from importlib import resources
 import pytest
 import torch
 
-from attnbook.nmt import beam_search, export_translator, greedy_decode, read_export, tokenize_english
+from attnbook.nmt import (
+    beam_search,
+    export_translator,
+    greedy_decode,
+    read_export,
+    shipped_export,
+    tokenize_english,
+)
 from attnbook.studies import detokenize_french
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -170,3 +177,32 @@ def test_javascript_forward_pass_translates_as_pytorch(tiny_translator, toy_spli
         assert got["score"] == pytest.approx(expected.score, abs=1e-4)
         weights = torch.tensor(got["weights"], dtype=torch.float64)
         assert torch.allclose(weights, expected.weights.double(), atol=1e-5)
+
+
+def test_the_shipped_translator_is_the_default_real_run_light_enough_for_a_page():
+    from attnbook.studies import RealConfig
+
+    shipped = shipped_export()
+    assert shipped.quantization == "int8" and shipped.size <= 4_000_000
+    model = RealConfig().model
+    assert (shipped.config["emb_dim"], shipped.config["hidden_dim"], shipped.config["attn_dim"]) == (
+        model.emb_dim,
+        model.hidden_dim,
+        model.attn_dim,
+    )
+    assert shipped.info["trained_by"].startswith("python -m attnbook train --corpus tatoeba")
+    assert shipped.info["epochs"] == RealConfig().train.max_epochs
+    assert 30 < shipped.info["held_out"]["bleu"] < 100  # recorded with the run, on held-out sentences
+
+
+def test_translate_without_a_checkpoint_uses_the_shipped_translator():
+    import sys
+
+    expected = shipped_export().to_translator().translate(tokenize_english("I am cold."))
+    printed = subprocess.run(
+        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[0]
+    assert printed == detokenize_french(expected.target)

@@ -1,0 +1,104 @@
+"""The translator the book ships, in the built real-sentences chapter, opened from the disk.
+
+The chapter's box must load the shipped weights (``translator-tatoeba.js``, copied beside the pages by the
+build) with a script element when the reader first focuses it, with no network, and then translate as
+PyTorch does with the same int8 weights: the same tokens for 50 held-out English sentences, with greedy
+search and with a beam of 4. ``python -m attnbook translate`` without a checkpoint runs the same file, so
+it prints the page's translation.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import partial
+
+import pytest
+import torch
+from book_browser import HTML_DIR
+from test_translator import first_step_margin, translate
+from test_widget_harness import FileBook, browser  # noqa: F401 (a fixture)
+from test_widgets import WidgetPage
+
+from attnbook.nmt import (
+    beam_search,
+    greedy_decode,
+    load_tatoeba,
+    shipped_export,
+    shipped_path,
+    tokenize_english,
+)
+from attnbook.studies import RealConfig, split_by_english
+
+N_SENTENCES = 50
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped translator in PyTorch, and 50 held-out English sentences as a reader would type them."""
+    data = RealConfig().data
+    split = split_by_english(
+        load_tatoeba(shipped_path()).pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+    )
+    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in split.test))[:N_SENTENCES]
+    assert len(sentences) == N_SENTENCES
+    return shipped_export().to_translator(), sentences
+
+
+@pytest.fixture(scope="module")
+def chapter(browser):  # noqa: F811
+    if not (HTML_DIR / "chapters" / "07_real_sentences.html").exists():
+        pytest.fail("no built book: run make book first")
+    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "07_real_sentences")
+    yield page
+    page.close()
+
+
+def test_the_chapter_box_loads_the_shipped_weights_only_on_focus(chapter):
+    root = chapter.tab.query_selector(".attn-translator")
+    assert root is not None, "the real-sentences chapter has no translator box"
+    loaded = chapter.tab.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name)")
+    assert not [url for url in loaded if url.endswith("translator-tatoeba.js")]
+    root.query_selector("[data-role=source]").focus()
+    chapter.tab.wait_for_function(
+        "() => document.querySelector('.attn-translator [data-role=status]').dataset.kind === 'ready'"
+    )
+    assert not chapter.errors and not chapter.external
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights(chapter, shipped, beam):
+    translator, sentences = shipped
+    model = translator.model
+    agree = 0
+    for sentence in sentences:
+        shown = translate(chapter, sentence, beam)
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
+        search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
+        (expected,) = search(model, src, src != 0)
+        expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
+        if shown["ids"] == expected_ids:
+            agree += 1
+        elif beam == 1:  # a disagreement must be a near tie between two words (float64 page, float32 torch)
+            k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
+            margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
+            assert margin < 1e-5, (
+                f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
+            )
+    print(f"\nshipped model, beam {beam}: {agree} of {len(sentences)} held-out translations equal PyTorch's")
+    assert agree >= 0.96 * len(sentences), f"{agree} of {len(sentences)} equal PyTorch's (beam {beam})"
+    assert not chapter.errors, chapter.errors
+
+
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chapter):
+    shown = translate(chapter, "I am cold.", 1)
+    printed = subprocess.run(
+        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[0]
+    assert shown["status"] == "done" and printed == shown["output"]
