@@ -47,23 +47,29 @@ def base_url(html_dir):
 
 
 @pytest.fixture(scope="session")
-def book(base_url):
+def chromium():
+    """One headless Chromium for the whole run: Playwright's sync API allows one driver per process."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} not found: run tools/install_browser.sh (or set BOOK_CHROMIUM)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail("Playwright's Python package is missing: tools/setup_env.sh test installs it")
-    if SCREENSHOT_DIR.is_dir():
-        shutil.rmtree(SCREENSHOT_DIR)  # no screenshot of a page that is gone survives
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            book = _SESSION["book"] = Book(browser, base_url)
-            yield book
-            _write_report(book)
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="session")
+def book(base_url, chromium):
+    if SCREENSHOT_DIR.is_dir():
+        shutil.rmtree(SCREENSHOT_DIR)  # no screenshot of a page that is gone survives
+    book = _SESSION["book"] = Book(chromium, base_url)
+    yield book
+    _write_report(book)
 
 
 def _write_report(book: Book) -> None:

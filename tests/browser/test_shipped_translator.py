@@ -70,7 +70,9 @@ def test_the_chapter_box_loads_the_shipped_weights_only_on_focus(chapter):
 
 
 @pytest.mark.parametrize("beam", [1, 4])
-def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights(chapter, shipped, beam):
+def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights(
+    chapter, shipped, beam, capsys
+):
     translator, sentences = shipped
     model = translator.model
     agree = 0
@@ -88,7 +90,10 @@ def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights
             assert margin < 1e-5, (
                 f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
             )
-    print(f"\nshipped model, beam {beam}: {agree} of {len(sentences)} held-out translations equal PyTorch's")
+    with capsys.disabled():
+        print(
+            f"\nshipped model, beam {beam}: {agree} of {len(sentences)} held-out translations equal PyTorch's"
+        )
     assert agree >= 0.96 * len(sentences), f"{agree} of {len(sentences)} equal PyTorch's (beam {beam})"
     assert not chapter.errors, chapter.errors
 
@@ -102,3 +107,15 @@ def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chap
         check=True,
     ).stdout.splitlines()[0]
     assert shown["status"] == "done" and printed == shown["output"]
+
+
+def test_time_from_enter_to_the_drawn_translation_of_ten_words(chapter, capsys):
+    sentence = "Tom told me that he would be home this evening."
+    assert len(tokenize_english(sentence)) == 11  # ten words and the full stop
+    times = {beam: [translate(chapter, sentence, beam)["seconds"] for _ in range(3)] for beam in (1, 4)}
+    with capsys.disabled():
+        for beam, seconds in times.items():
+            print(
+                f"\nshipped model, 10 words, beam {beam}: " + ", ".join(f"{1000 * s:.0f} ms" for s in seconds)
+            )
+    assert all(s > 0 for values in times.values() for s in values) and not chapter.errors

@@ -8,11 +8,8 @@ the machine fails the test.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
-from book_browser import CHROMIUM, CHROMIUM_ARGS
 from test_widgets import USE, WidgetPage
 
 from attnbook.book import DecoderRun, attention_widget, curve_slider, decoder_stepper, weights_slider
@@ -67,17 +64,9 @@ class FileBook:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} not found: run tools/install_browser.sh (or set BOOK_CHROMIUM)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+def browser(chromium):
+    """The run's one Chromium (conftest.py); these pages need no built book."""
+    return chromium
 
 
 def test_every_widget_kind_from_the_package_files_shows_its_numbers_and_responds(browser, tmp_path):

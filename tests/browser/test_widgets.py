@@ -28,7 +28,7 @@ REQUIRED_KINDS = {
     "03": {"matrix"},
     "04": {"slider", "curve"},
     "06": {"matrix", "stepper"},
-    "08": {"matrix"},
+    "07": {"matrix"},
 }
 
 READ_JS = """
