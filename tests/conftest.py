@@ -90,7 +90,6 @@ SUMMARY_KEYS = frozenset(
         "count_by_length",
         "n_unknown",
         "aer",
-        "aer_floor",
         "attention_mass",
         "mean_entropy",
         "train_seconds",

@@ -116,16 +116,32 @@ def test_scores_by_category_by_hand():
     assert scores.to_dict()["counts"] == {"article": 1, "noun": 2}
 
 
-def test_the_true_alignment_scores_full_mass_and_aer_only_from_one_to_many_links():
+def test_the_true_alignment_scores_full_mass_and_aer_0_with_possible_links():
     pairs = generate_pairs(50, seed=0)
     matrices = [alignment_matrix(p.links(), len(p.target), len(p.source)) for p in pairs]
     links = [p.links() for p in pairs]
+    sure = [p.sure_links() for p in pairs]
     scores = alignment_scores(matrices, links, [p.categories for p in pairs])
     assert scores.mass == pytest.approx(1.0)
-    # The argmax gives one link per target word, so a word with k true links misses k - 1 of them.
+    # With every link sure, the argmax (one link per target word) misses k - 1 of a word's k links.
     n_rows = sum(len(p.target) for p in pairs)
     n_links = sum(len(p.links()) for p in pairs)
     assert n_links > n_rows and scores.aer == pytest.approx(1 - 2 * n_rows / (n_rows + n_links))
+    # Each word has one sure link: weights on the sure links score 0, with full mass on the true links.
+    on_sure = [alignment_matrix(s, len(p.target), len(p.source)) for s, p in zip(sure, pairs, strict=True)]
+    with_possible = alignment_scores(on_sure, sure, [p.categories for p in pairs], possible_links=links)
+    assert with_possible.aer == 0.0 and set(with_possible.aer_by_category.values()) == {0.0}
+    assert with_possible.mass == pytest.approx(1.0)
+
+
+def test_possible_links_by_hand_in_scores_and_by_category():
+    # row 0: sure (0, 0); row 1: sure (1, 2), possible (1, 1); row 2: sure (2, 1). Argmaxes 0, 2, 1.
+    scores = alignment_scores(WEIGHTS, [(0, 0), (1, 2), (2, 1)], ["a", "b", "b"], possible_links=[(1, 1)])
+    assert scores.aer == 0.0 and scores.mass == pytest.approx((0.7 + 0.9 + 0.5) / 3)
+    # argmax of row 1 on its possible link only: recall 2 of 3 sure, precision 3 of 3 possible
+    moved = alignment_scores(WEIGHTS, [(0, 0), (1, 0), (2, 1)], possible_links=[(1, 2)])
+    assert moved.aer == pytest.approx(1 - (2 + 3) / (3 + 3))
+    assert moved.aer == alignment_error_rate(WEIGHTS, [(0, 0), (1, 0), (2, 1)], [(1, 2)])
 
 
 @pytest.mark.parametrize(

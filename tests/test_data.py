@@ -105,6 +105,55 @@ def test_does_not_becomes_ne_pas_around_the_verb_and_both_align_to_does_not(pair
     assert negated > 300
 
 
+def test_only_links_to_function_words_french_lacks_are_possible_and_every_word_has_one_sure_link(pairs):
+    possible_only: dict[str, int] = {}
+    for pair in pairs:
+        assert len(pair.sure) == len(pair.alignment)
+        for i, (sure, sources) in enumerate(zip(pair.sure, pair.alignment, strict=True)):
+            assert len(sure) == 1 and set(sure) <= set(sources), (pair, i)
+            for j in set(sources) - set(sure):
+                possible_only[pair.source[j]] = possible_only.get(pair.source[j], 0) + 1
+            if pair.categories[i] == "negation":
+                assert [pair.source[j] for j in sure] == ["not"]
+            if pair.categories[i] == "verb":
+                assert pair.source[sure[0]] not in ("does", "do", "at", "for", "not")
+    # do-support and the particles of "look at" and "wait for": nothing else is only possible
+    assert set(possible_only) == {"does", "do", "at", "for"}
+    assert min(possible_only.values()) > 50  # each occurs: the test can fail
+
+
+def test_the_true_alignment_scores_aer_0_against_sure_and_possible_links(pairs):
+    from attnbook.core.alignment import alignment_matrix
+    from attnbook.nmt.alignment_metrics import alignment_error_rate
+
+    subset = pairs[:300]
+    sure = [p.sure_links() for p in subset]
+    possible = [p.links() for p in subset]
+    by_sure = [
+        alignment_matrix(links, len(p.target), len(p.source)) for links, p in zip(sure, subset, strict=True)
+    ]
+    assert alignment_error_rate(by_sure, sure, possible) == 0.0
+    # without the possible links, the same argmax misses every link to "does", "at" and "for"
+    assert alignment_error_rate(by_sure, possible) > 0.0
+    # an argmax on a possible link (ne on does) costs recall: AER above 0, below the no-possible-link score
+    by_all = [
+        alignment_matrix(links, len(p.target), len(p.source))
+        for links, p in zip(possible, subset, strict=True)
+    ]
+    assert 0.0 < alignment_error_rate(by_all, sure, possible) < alignment_error_rate(by_all, possible)
+
+
+def test_sure_links_must_be_links_and_default_to_all_links():
+    pair = SentencePair(("does", "not"), ("ne", "pas"), ((0, 1), (0, 1)), sure=((1,), (1,)))
+    assert pair.links() == [(0, 0), (0, 1), (1, 0), (1, 1)] and pair.sure_links() == [(0, 1), (1, 1)]
+    assert pair.with_source_reversed().sure == ((0,), (0,))
+    assert SentencePair(("a",), ("x",), ((0,),)).sure_links() == [(0, 0)]
+    with pytest.raises(ValueError, match=r"sure\[0\]=\(1,\) must be a subset of alignment\[0\]=\(0,\)"):
+        SentencePair(("a", "b"), ("x",), ((0,),), sure=((1,),))
+    with pytest.raises(ValueError, match="sure has 2 entries but alignment has 1"):
+        SentencePair(("a", "b"), ("x",), ((0,),), sure=((0,), (0,)))
+
+
 def test_elision_before_a_vowel():
     pairs = generate_pairs(2000, seed=11)
     elided = {"n'": 0, "qu'": 0}

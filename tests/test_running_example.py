@@ -57,6 +57,8 @@ def test_running_pair_links_cross_for_the_adjective_after_the_noun_and_share_doe
     assert {(1, 2), (2, 1)} <= links  # chat <- cat, noir <- black
     assert {(3, 3), (3, 4), (5, 3), (5, 4)} <= links  # ne, pas <- does, not
     assert (7, 7) in links and RUNNING_PAIR.target[7] == "petite"  # agrees with souris
+    sure = set(RUNNING_PAIR.sure_links())
+    assert links - sure == {(3, 3), (5, 3)}  # ne, pas <- does: possible only; every other link sure
 
 
 def test_running_example_states_are_the_models_own_and_the_sentence_is_held_out():

@@ -108,9 +108,7 @@ def run_train(args: argparse.Namespace) -> int:
             for category, value in evaluation.alignment.by_category.items():
                 print(f"  {category:<17} {value:.3f}")
         if evaluation.scores is not None:
-            print(
-                f"AER of the argmax  {evaluation.scores.aer:.3f} (floor of one link per word: {evaluation.aer_floor:.3f})"
-            )
+            print(f"AER of the argmax  {evaluation.scores.aer:.3f} (sure and possible links)")
             print(f"attention mass on the true links {evaluation.scores.mass:.3f}")
             print(f"mean attention entropy {evaluation.mean_entropy:.3f} nats")
     if args.json:

@@ -8,9 +8,10 @@ Two measures, both pure functions of attention weights and true links:
 
   .. math:: \\mathrm{AER} = 1 - \\frac{|A \\cap S| + |A \\cap P|}{|A| + |S|}.
 
-  The toy grammar marks every link as sure, so :math:`S = P` and AER is one minus the F1 score of the
-  predicted links: 0 when :math:`A = S`, 1 when they share no link. The predicted alignment of
-  attention weights links each target word to its most attended source word (:func:`argmax_links`).
+  AER is 0 when the predicted links contain every sure link and no link outside :math:`P`, 1 when they
+  share no link with :math:`P`; when every link is sure (:math:`S = P`) it is one minus the F1 score of
+  the predicted links. The predicted alignment of attention weights links each target word to its most
+  attended source word (:func:`argmax_links`).
   Over several sentences the counts are summed before the ratio is taken (a corpus-level AER, as Och
   and Ney compute it), so a long sentence weighs more than a short one.
 - the **attention mass on the true links**: for a target word with true links :math:`L_i`, the weight
@@ -22,16 +23,19 @@ of matrices of different sizes. ``tgt_lengths`` says how many rows of each matri
 rows beyond it (padding, or the ``<eos>`` row a decoder adds) are not scored. Masked source positions
 carry zero weight, and a row with zero weight everywhere (a fully masked row) predicts no link.
 
-The argmax gives at most one link per target word, so a word with ``k`` true links (French *ne* and
-*pas* both translate English *does not*) leaves ``k - 1`` of them unmatched: on such sentences even the
-true alignment's own argmax has an AER above 0. The mass counts all of a word's links, and is 1 for weights
-that put everything on them. With a translator's teacher-forced weights (one ``(T + 1, S + 1)`` matrix per
-pair, the ``<eos>`` row and column included)::
+The argmax gives at most one link per target word, so a word with ``k`` sure links leaves ``k - 1`` of
+them unmatched. Possible links are what lets one link per word be right: French *ne* and *pas* both
+translate English *does not*, and the toy grammar (:mod:`attnbook.nmt.grammar`) links each surely to
+*not* and possibly to *does*, the auxiliary French lacks. Every French word of the grammar has one sure
+link, so the true alignment's own argmax scores AER 0. The mass counts all of a word's links, sure and
+possible, and is 1 for weights that put everything on them. With a translator's teacher-forced weights
+(one ``(T + 1, S + 1)`` matrix per pair, the ``<eos>`` row and column included)::
 
     scores = alignment_scores(
         weights,
-        [pair.links() for pair in pairs],
+        [pair.sure_links() for pair in pairs],
         [pair.categories for pair in pairs],
+        possible_links=[pair.links() for pair in pairs],
         tgt_lengths=[len(pair.target) for pair in pairs],
     )
 
@@ -41,6 +45,8 @@ pair, the ``<eos>`` row and column included)::
 0.5
 >>> round(mass_on_links(weights, links), 6)  # (0.9 + 0.4) / 2
 0.65
+>>> alignment_error_rate(weights, [(0, 0)], [(1, 0), (1, 1)])  # row 1 has only possible links: either will do
+0.0
 """
 
 from __future__ import annotations
@@ -165,9 +171,11 @@ def alignment_error_rate(
     Args:
         weights: one matrix ``(tgt_len, src_len)``, a padded batch ``(batch, tgt_len, src_len)`` or a
             list of matrices.
-        sure_links: the true ``(i, j)`` links: one list for one matrix, one list per matrix otherwise.
-        possible_links: the possible links, in the same layout; ``None`` means ``possible = sure`` (the
-            toy grammar's case). Sure links are always counted as possible.
+        sure_links: the sure ``(i, j)`` links (:math:`S`): one list for one matrix, one list per matrix
+            otherwise.
+        possible_links: the possible links (:math:`P`), in the same layout; ``None`` means
+            ``possible = sure``. Sure links are always counted as possible, so passing all the true links
+            (``pair.links()``) or only those that are not sure gives the same AER.
         tgt_lengths: the number of real target rows of each matrix; rows beyond are not scored.
             ``None`` scores every row.
 
@@ -228,8 +236,8 @@ class AlignmentScores:
     """AER and attention mass on the true links, overall and by the target word's category.
 
     Attributes:
-        aer: the corpus-level alignment error rate of the argmax links (sure = possible links).
-        mass: the mean weight a linked target word puts on its true links.
+        aer: the corpus-level alignment error rate of the argmax links against the sure and possible links.
+        mass: the mean weight a linked target word puts on its true links (sure and possible).
         aer_by_category: AER over the target words of each category (their predicted and true links).
         mass_by_category: the mean mass on the true links over the linked target words of each category.
         counts: the number of scored target words of each category.
@@ -251,16 +259,19 @@ def alignment_scores(
     links: Iterable[Link] | Sequence[Iterable[Link]],
     categories: Sequence[str] | Sequence[Sequence[str]] | None = None,
     *,
+    possible_links: Iterable[Link] | Sequence[Iterable[Link]] | None = None,
     tgt_lengths: Sequence[int] | Tensor | None = None,
 ) -> AlignmentScores:
-    """AER (sure = possible links) and the mass on the true links, overall and by word category.
+    """AER against sure and possible links, and the mass on the true links, overall and by word category.
 
     Args:
         weights: one matrix ``(tgt_len, src_len)``, a padded batch ``(batch, tgt_len, src_len)`` or a
             list of matrices.
-        links: the true ``(i, j)`` links: one list for one matrix, one list per matrix otherwise.
+        links: the sure ``(i, j)`` links: one list for one matrix, one list per matrix otherwise.
         categories: each scored target word's category (one sequence per matrix, as long as its scored
             rows); ``None`` puts every word in the category ``"all"``.
+        possible_links: the possible links, in the layout of ``links`` (sure links count as possible);
+            ``None``: every link is sure. The mass is taken over the sure and the possible links.
         tgt_lengths: the number of real target rows of each matrix; ``None`` scores every row.
 
     Returns:
@@ -274,10 +285,17 @@ def alignment_scores(
     >>> scores = alignment_scores(weights, [(0, 0), (1, 1)], ["noun", "verb"])
     >>> scores.aer_by_category, scores.mass_by_category
     ({'noun': 0.0, 'verb': 1.0}, {'noun': 0.75, 'verb': 0.375})
+    >>> alignment_scores(weights, [(0, 0)], ["noun", "verb"], possible_links=[(1, 0), (1, 1)]).aer
+    0.0
     """
     matrices, single = _as_matrices(weights)
     rows = _scored_rows(matrices, tgt_lengths)
     link_lists = _per_sentence("links", links, single, len(matrices))
+    possible_lists = (
+        [()] * len(matrices)
+        if possible_links is None
+        else _per_sentence("possible_links", possible_links, single, len(matrices))
+    )
     if categories is None:
         category_lists = [["all"] * n for n in rows]
     else:
@@ -285,22 +303,24 @@ def alignment_scores(
     aer_counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     masses: dict[str, list[float]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
-    for index, (matrix, n_rows, link_list, row_categories) in enumerate(
-        zip(matrices, rows, link_lists, category_lists, strict=True)
+    for index, (matrix, n_rows, link_list, possible_list, row_categories) in enumerate(
+        zip(matrices, rows, link_lists, possible_lists, category_lists, strict=True)
     ):
         if len(row_categories) != n_rows:
             raise ValueError(
                 f"categories[{index}] must have one entry per scored target row ({n_rows}), got {len(row_categories)}"
             )
-        true_links = _link_set("links", link_list, n_rows, matrix.shape[1])
+        sure_links = _link_set("links", link_list, n_rows, matrix.shape[1])
+        true_links = _link_set("possible_links", possible_list, n_rows, matrix.shape[1]) | sure_links
         predicted = set(argmax_links(matrix, n_rows))
         for i, category in enumerate(row_categories):
             counts[category] += 1
+            row_sure = {link for link in sure_links if link[0] == i}
             row_true = {link for link in true_links if link[0] == i}
-            row_counts = _aer_counts({link for link in predicted if link[0] == i}, row_true, row_true)
+            row_counts = _aer_counts({link for link in predicted if link[0] == i}, row_sure, row_true)
             aer_counts[category] = [a + b for a, b in zip(aer_counts[category], row_counts, strict=True)]
             if row_true:
-                masses[category].append(sum(matrix[i, j].item() for _, j in row_true))
+                masses[category].append(sum(matrix[i, j].item() for _, j in sorted(row_true)))
     total_counts = [sum(c[k] for c in aer_counts.values()) for k in range(4)]
     all_masses = [m for category_masses in masses.values() for m in category_masses]
     if not all_masses:

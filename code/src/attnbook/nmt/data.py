@@ -34,17 +34,21 @@ class SentencePair:
     Attributes:
         source: the English tokens ``x_1 ... x_S`` (no ``<eos>``).
         target: the French tokens ``y_1 ... y_T`` (no ``<sos>``/``<eos>``).
-        alignment: for each target token, the source positions (0-based) it translates; ``()`` when
-            unknown (a real corpus). French ``ne`` and ``pas`` both align to English ``does not``;
-            ``regarde`` aligns to ``looks at``.
+        alignment: for each target token, the source positions (0-based) it translates, sure or only
+            possible (Och and Ney's :math:`P`); ``()`` when unknown (a real corpus). French ``ne`` and
+            ``pas`` both align to English ``does not``; ``regarde`` aligns to ``looks at``.
         categories: for each target token, its word category (one of :data:`attnbook.nmt.grammar.CATEGORIES`); ``()`` when
             unknown.
+        sure: for each target token, the positions of its ``alignment`` that are *sure* links (Och and
+            Ney's :math:`S`); the others are only *possible* (``ne`` and ``pas``: sure on ``not``,
+            possible on ``does``). ``()`` for the whole pair: every link is sure.
     """
 
     source: tuple[str, ...]
     target: tuple[str, ...]
     alignment: tuple[tuple[int, ...], ...] = ()
     categories: tuple[str, ...] = ()
+    sure: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.alignment and len(self.alignment) != len(self.target):
@@ -55,6 +59,14 @@ class SentencePair:
             raise ValueError(
                 f"categories has {len(self.categories)} entries but target has {len(self.target)} tokens"
             )
+        if self.sure:
+            if len(self.sure) != len(self.alignment):
+                raise ValueError(f"sure has {len(self.sure)} entries but alignment has {len(self.alignment)}")
+            for i, (sure, sources) in enumerate(zip(self.sure, self.alignment, strict=True)):
+                if not set(sure) <= set(sources):
+                    raise ValueError(
+                        f"sure[{i}]={sure} must be a subset of alignment[{i}]={sources} (a sure link is a link)"
+                    )
 
     @property
     def has_alignment(self) -> bool:
@@ -62,8 +74,24 @@ class SentencePair:
         return bool(self.alignment)
 
     def links(self) -> list[tuple[int, int]]:
-        """The alignment as ``(target_position, source_position)`` links, e.g. for a heatmap's outline."""
+        """The alignment as ``(target_position, source_position)`` links, sure and possible (Och and Ney's
+        :math:`P`), e.g. for a heatmap's outline."""
         return [(i, j) for i, sources in enumerate(self.alignment) for j in sources]
+
+    def sure_links(self) -> list[tuple[int, int]]:
+        """The sure links (Och and Ney's :math:`S \\subseteq P`), as ``(target_position, source_position)``.
+
+        The alignment error rate wants every sure link found and accepts a possible one::
+
+            alignment_error_rate(weights, pair.sure_links(), pair.links())
+
+        >>> pair = SentencePair(("not",), ("ne", "pas"), ((0,), (0,)))  # no sure field: every link is sure
+        >>> pair.sure_links() == pair.links()
+        True
+        """
+        if not self.sure:
+            return self.links()
+        return [(i, j) for i, sources in enumerate(self.sure) for j in sources]
 
     def noun_of(self, i: int) -> int:
         """The target position of the noun that the article or adjective at target position ``i`` agrees with.
@@ -95,8 +123,13 @@ class SentencePair:
         (('sleeps', 'cat', 'the'), ((2,), (1,), (0,)))
         """
         last = len(self.source) - 1
-        alignment = tuple(tuple(sorted(last - j for j in sources)) for sources in self.alignment)
-        return SentencePair(self.source[::-1], self.target, alignment, self.categories)
+
+        def moved(per_token: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+            return tuple(tuple(sorted(last - j for j in sources)) for sources in per_token)
+
+        return SentencePair(
+            self.source[::-1], self.target, moved(self.alignment), self.categories, moved(self.sure)
+        )
 
     def __str__(self) -> str:
         return f"{' '.join(self.source)}  ->  {' '.join(self.target)}"

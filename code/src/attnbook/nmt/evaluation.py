@@ -15,7 +15,7 @@ the true links and the attention's entropy (:func:`attention_scores`). It return
 >>> len(result.hypotheses), result.alignment is None  # no attention: no alignment to score
 (1, True)
 >>> sorted(result.to_dict())[:3]
-['aer', 'aer_floor', 'alignment_accuracy']
+['aer', 'alignment_accuracy', 'alignment_by_category']
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 
 import torch
 
-from attnbook.core.alignment import alignment_matrix, attention_entropy
-from attnbook.nmt.alignment_metrics import AlignmentScores, alignment_error_rate, alignment_scores
+from attnbook.core.alignment import attention_entropy
+from attnbook.nmt.alignment_metrics import AlignmentScores, alignment_scores
 from attnbook.nmt.attention_analysis import AlignmentResult, alignment_accuracy, teacher_forced_attention
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.metrics import TranslationMetrics, score_translations
@@ -44,10 +44,9 @@ class EvalResult:
         alignment: the alignment scores, or ``None`` (no attention, or no true alignments).
         hypotheses: the decoded sentences, in order.
         n_unknown: how many source and target tokens the vocabularies did not know.
-        scores: the AER of the attention's argmax and the attention mass on the true links (see
-            :mod:`attnbook.nmt.alignment_metrics`), or ``None`` like ``alignment``.
-        aer_floor: the AER of the true alignment's own argmax: the lowest AER one link per target word
-            can reach on these pairs (above 0 where a word has two true links), or ``None``.
+        scores: the AER of the attention's argmax against the sure and possible links, and the attention
+            mass on the true links (see :mod:`attnbook.nmt.alignment_metrics`), or ``None`` like
+            ``alignment``.
         mean_entropy: the mean entropy, in nats, of the teacher-forced attention rows of the target
             words (each row renormalised to sum 1 first; local-p rows sum to less), or ``None``.
     """
@@ -57,7 +56,6 @@ class EvalResult:
     hypotheses: list[list[str]]
     n_unknown: int
     scores: AlignmentScores | None = None
-    aer_floor: float | None = None
     mean_entropy: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,37 +73,33 @@ class EvalResult:
             "count_by_length": metrics.count_by_length,
             "n_unknown": self.n_unknown,
             "aer": None if self.scores is None else self.scores.aer,
-            "aer_floor": self.aer_floor,
             "attention_mass": None if self.scores is None else self.scores.mass,
             "mean_entropy": self.mean_entropy,
         }
 
 
-def attention_scores(
-    translator: Translator, pairs: Sequence[SentencePair]
-) -> tuple[AlignmentScores, float, float]:
+def attention_scores(translator: Translator, pairs: Sequence[SentencePair]) -> tuple[AlignmentScores, float]:
     """Score the teacher-forced attention against the true alignment beyond the argmax.
 
     Returns:
-        The :class:`~attnbook.nmt.alignment_metrics.AlignmentScores` (AER of the argmax, mass on the true
-        links, by word category), the AER floor of one link per target word (the true alignment's own
-        argmax), and the mean entropy in nats of the target words' attention rows (each renormalised to
-        sum 1).
+        The :class:`~attnbook.nmt.alignment_metrics.AlignmentScores` (AER of the argmax against the sure
+        and possible links, mass on the true links, by word category) and the mean entropy in nats of the
+        target words' attention rows (each renormalised to sum 1).
     """
     weights = teacher_forced_attention(translator, pairs)  # (T + 1, S + 1) per pair
-    links = [pair.links() for pair in pairs]
     lengths = [len(pair.target) for pair in pairs]
-    scores = alignment_scores(weights, links, [p.categories for p in pairs], tgt_lengths=lengths)
-    truth = [
-        alignment_matrix(pair_links, matrix.shape[0], matrix.shape[1])
-        for pair_links, matrix in zip(links, weights, strict=True)
-    ]
-    floor = alignment_error_rate(truth, links, tgt_lengths=lengths)
+    scores = alignment_scores(
+        weights,
+        [pair.sure_links() for pair in pairs],
+        [p.categories for p in pairs],
+        possible_links=[pair.links() for pair in pairs],
+        tgt_lengths=lengths,
+    )
     entropies = []
     for matrix, length in zip(weights, lengths, strict=True):
         rows = matrix[:length]
         entropies.append(attention_entropy(rows / rows.sum(dim=-1, keepdim=True).clamp_min(1e-12)))
-    return scores, floor, torch.cat(entropies).mean().item()
+    return scores, torch.cat(entropies).mean().item()
 
 
 def evaluate(
@@ -131,17 +125,16 @@ def evaluate(
     if not pairs:
         raise ValueError("cannot evaluate on no pairs")
     hypotheses = translator.translate_pairs(pairs, beam_size=beam_size)
-    alignment = scores = floor = entropy = None
+    alignment = scores = entropy = None
     if with_alignment and translator.model.decoder.uses_attention and all(p.has_alignment for p in pairs):
         alignment = alignment_accuracy(translator, pairs)
-        scores, floor, entropy = attention_scores(translator, pairs)
+        scores, entropy = attention_scores(translator, pairs)
     return EvalResult(
         score_translations(hypotheses, pairs),
         alignment,
         hypotheses,
         translator.n_unknown(pairs),
         scores,
-        floor,
         entropy,
     )
 

@@ -19,7 +19,7 @@ ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder 
 ... )
 >>> experiment = run_experiment(tiny, device="cpu", progress=False)
 >>> experiment.training.steps, sorted(experiment.to_dict())[:3]
-(2, ['aer', 'aer_floor', 'alignment_accuracy'])
+(2, ['aer', 'alignment_accuracy', 'alignment_by_category'])
 """
 
 from __future__ import annotations

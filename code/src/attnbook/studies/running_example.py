@@ -53,6 +53,7 @@ RUNNING_PAIR = SentencePair(
         "adjective_before",
         "noun",
     ),
+    sure=((0,), (2,), (1,), (4,), (5,), (4,), (6,), (7,), (8,)),  # ne, pas: sure on not, possible on does
 )
 """The running sentence pair with its true alignment, as the toy grammar makes it (a test checks that)."""
 
