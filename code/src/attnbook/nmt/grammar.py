@@ -11,9 +11,9 @@ those links are *sure* and which only *possible*, and the word's category, so a 
 scored against the truth.
 
 Sure and possible links follow Och and Ney (2000, 2003), whose annotators marked a link sure (S) when it is
-unambiguous and possible (P) when it is not, the latter "especially to align words within idiomatic
-expressions, free translations, and missing function words". The grammar has two kinds of missing function
-word, and their links are the only possible ones:
+unambiguous and possible (P) when it is not, the latter above all inside idiomatic expressions, in free
+translations and for function words that the other language lacks. The grammar has no idiom and no free
+translation; it has two kinds of missing function word, and their links are its only possible ones:
 
 - English *do*-support: French has no auxiliary in ``does not see`` -> ``ne voit pas``. *ne* and *pas*
   together render the negation, so each is surely linked to *not* and possibly to *does* (or *do*).

@@ -64,6 +64,7 @@ from attnbook.studies.running_example import (
     RUNNING_PAIR,
     RunningExample,
     RunningExampleConfig,
+    held_out_pairs,
     running_example,
 )
 
@@ -107,6 +108,7 @@ __all__ = [
     "evaluate_real",
     "format_study",
     "group_references",
+    "held_out_pairs",
     "load_study",
     "packaged_study",
     "paired_bootstrap",

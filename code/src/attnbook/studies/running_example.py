@@ -32,7 +32,7 @@ from attnbook.core.config import check_fields
 from attnbook.core.runtime import set_seed
 from attnbook.layers.attention import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
-from attnbook.nmt.grammar import make_splits
+from attnbook.nmt.grammar import generate_pairs, make_splits
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.seq2seq import EncoderMemory, Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
@@ -145,13 +145,41 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-@functools.lru_cache(maxsize=4)
-def _trained(config: RunningExampleConfig) -> tuple[Translator, TrainResult, float, bool]:
-    """Train the running example's model (kept in memory: one training per configuration and process)."""
+def _splits(config: RunningExampleConfig) -> tuple[list[SentencePair], list[SentencePair]]:
+    """The training and validation pairs of the running example's model (the running sentence left out)."""
     splits = make_splits(  # one pair more, in case the draw holds the running sentence
         config.n_train + 1, config.n_val, 0, seed=config.data_seed, max_src_len=config.max_src_len
     )
-    train_pairs = [pair for pair in splits.train if pair.source != RUNNING_PAIR.source][: config.n_train]
+    return [pair for pair in splits.train if pair.source != RUNNING_PAIR.source][: config.n_train], splits.val
+
+
+def held_out_pairs(
+    n: int, config: RunningExampleConfig | None = None, *, seed: int = 1
+) -> list[SentencePair]:
+    """``n`` toy-grammar pairs whose English the running example's model never trained on.
+
+    Drawn with ``seed`` from the grammar, at most ``config.max_src_len`` English words long, none of
+    them a training sentence of :func:`running_example`'s model for ``config`` (the defaults: the book's).
+
+    Raises:
+        ValueError: ``n`` is negative.
+
+    >>> pairs = held_out_pairs(5)
+    >>> len(pairs), max(len(pair.source) for pair in pairs) <= RunningExampleConfig().max_src_len
+    (5, True)
+    """
+    if n < 0:
+        raise ValueError(f"n must be non-negative, got {n}")
+    config = config or RunningExampleConfig()
+    trained_on = {pair.source for pair in _splits(config)[0]}
+    draw = generate_pairs(n + len(trained_on), seed=seed, max_src_len=config.max_src_len)
+    return [pair for pair in draw if pair.source not in trained_on][:n]
+
+
+@functools.lru_cache(maxsize=4)
+def _trained(config: RunningExampleConfig) -> tuple[Translator, TrainResult, float, bool]:
+    """Train the running example's model (kept in memory: one training per configuration and process)."""
+    train_pairs, val_pairs = _splits(config)
     in_training = RUNNING_PAIR.source in {pair.source for pair in train_pairs}
     src_vocab = Vocab.build([*(p.source for p in train_pairs), RUNNING_PAIR.source])
     tgt_vocab = Vocab.build([*(p.target for p in train_pairs), RUNNING_PAIR.target])
@@ -179,7 +207,7 @@ def _trained(config: RunningExampleConfig) -> tuple[Translator, TrainResult, flo
             seed=config.seed,
             keep_best=False,  # the steps decide the weights, not early stopping
         )
-        result = train(translator, train_pairs, splits.val, schedule, progress=False)
+        result = train(translator, train_pairs, val_pairs, schedule, progress=False)
     return translator, result, time.process_time() - start, in_training
 
 
