@@ -63,7 +63,12 @@ def _part_starts(srcdir: Path) -> dict[str, str]:
         if part.get("numbered"):
             starts[first] = "\\setcounter{secnumdepth}{\\value{editionsecnumdepth}}\\setcounter{chapter}{0}"
         elif str(part.get("caption", "")).lower().startswith("appendix"):
-            starts[first] = "\\setcounter{secnumdepth}{\\value{editionsecnumdepth}}\\appendix"
+            # Sphinx numbers figures, tables, code blocks and equations \arabic{chapter}.n, which
+            # would print the appendix's as 1.1 where the web book (tools/appendix_numbers.py) says A.1.
+            starts[first] = "\\setcounter{secnumdepth}{\\value{editionsecnumdepth}}\\appendix" + "".join(
+                f"\\renewcommand{{\\the{counter}}}{{\\thechapter.\\arabic{{{counter}}}}}"
+                for counter in ("figure", "table", "literalblock", "equation")
+            )
         else:
             starts[first] = "\\setcounter{secnumdepth}{-2}"
     return starts

@@ -14,6 +14,11 @@ online or offline:
 - :func:`weights_slider`: a slider over precomputed rows of weights, e.g. one per temperature.
 - :func:`curve_slider`: a slider over precomputed curves, e.g. kernel regression fits, one per bandwidth.
 
+In the book every widget is a numbered figure: its cell's metadata ``mystnb: figure: {name, caption}``
+(name ``fig-<chapter>-<what>-widget``) makes Jupyter Book wrap the output in a figure, numbered and
+captioned alike in the web page (around the HTML, whose own caption ``widgets.css`` then hides) and in
+the PDF (around the static PNG), so that ``{numref}`` and the list of figures agree between the two.
+
 The output depends on the arguments only: the element id is the ``name`` given, or a hash of the content,
 so every build writes the same page. Colours follow the book's theme (its CSS variables) in light and
 dark mode, with fallbacks where the theme is absent (Colab, Jupyter).
