@@ -430,13 +430,14 @@ def add_compare_command(commands: SubCommands) -> None:
         "--models", nargs="+", choices=realcompare.COMPARED_MODELS, default=list(realcompare.COMPARED_MODELS), help="default: both"
     )
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
-    parser.add_argument("--progress", action="store_true", help="show the training progress bars")
+    add_run_options(parser, device="cpu", threads=False)  # one CPU thread, set by the command
     parser.set_defaults(handler=run_compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """Train and score every model and seed (one CPU thread), print the table; save with ``--save``."""
+    if args.device.type != "cpu":
+        return _fail(ValueError("compare-real measures CPU seconds: it runs on the CPU only (--device cpu)"))
     torch.set_num_threads(1)
     pairs = read_corpus(shipped_path()).pairs
     command = "python -m attnbook compare-real " + " ".join(

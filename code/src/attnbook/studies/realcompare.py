@@ -68,10 +68,12 @@ class PublishedScore:
         bleu_low, bleu_high: the reported BLEU, or its range over the reported variants and test sets.
         pair: the language pair, source first.
         test_set: the test sentences.
-        references: references per test sentence.
-        cased: whether the text was scored with its case.
-        train_pairs: roughly how many sentence pairs the model trained on, in words.
-        cite: the key of the source in the book's ``references.bib``.
+        cased: whether the text was scored with its case (``None`` where the source does not say).
+        train_pairs: how many sentence pairs the model trained on, in words.
+        train_count: the same as a number, or ``None`` where the source gives no count.
+        cite: the keys of the sources in the book's ``references.bib``, separated by commas.
+
+    Every figure is against one reference translation per test sentence.
     """
 
     system: str
@@ -79,9 +81,9 @@ class PublishedScore:
     bleu_high: float
     pair: str
     test_set: str
-    references: str
-    cased: bool
+    cased: bool | None
     train_pairs: str
+    train_count: int | None
     cite: str
 
 
@@ -92,13 +94,21 @@ PUBLISHED_BLEU = (
         53.2,
         "eng-fra",
         "Tatoeba Challenge test (10,000 pairs)",
-        "1",
         True,
         "about 181 million",
+        181_000_000,
         "tiedemann2020opusmt,tiedemann2020tatoeba",
     ),
     PublishedScore(
-        "NLLB-200", 48.6, 50.6, "eng-fra", "Tatoeba Challenge test", "1", True, "billions (200 languages)", "nllb2022"
+        "NLLB-200",
+        48.6,
+        50.6,
+        "eng-fra",
+        "Tatoeba Challenge test",
+        True,
+        "billions, in 200 languages",
+        None,
+        "nllb2022",
     ),
     PublishedScore(
         "GRU + Bahdanau attention (tutorial)",
@@ -106,9 +116,9 @@ PUBLISHED_BLEU = (
         28.3,
         "deu-eng",
         "Multi30k test (1,000 pairs)",
-        "1",
         False,
         "29,000",
+        29_000,
         "trevett2020seq2seq",
     ),
     PublishedScore(
@@ -117,9 +127,9 @@ PUBLISHED_BLEU = (
         23.5,
         "deu-eng",
         "IWSLT 2014 test",
-        "1",
         False,
         "about 160,000",
+        160_000,
         "bastings2018annotated",
     ),
     PublishedScore(
@@ -128,9 +138,9 @@ PUBLISHED_BLEU = (
         21.0,
         "spa-eng",
         "the assignment's test set (its pass mark)",
-        "1",
-        True,
+        None,
         "about 216,000",
+        216_000,
         "cs224n2021",
     ),
 )
