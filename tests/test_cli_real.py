@@ -284,3 +284,14 @@ def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
     argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
     config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
     assert (config.model_kind, config.transformer.d_model) == ("transformer", 32)
+
+
+def test_train_on_real_pairs_trains_the_transformer_and_says_which_bleu_it_prints(tiny_corpus, capsys):
+    tiny = ["--d-model", "8", "--num-heads", "2", "--num-layers", "1", "--ff-dim", "16"]
+    argv = ["train", "--corpus-file", str(tiny_corpus), "--model", "transformer", "--json", *tiny]
+    assert main([*argv, "--steps", "1", "--threads", "1", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    summary = last_json(out)
+    assert summary["attention"] == "multi-head" and summary["config"]["model_kind"] == "transformer"
+    assert 0 <= summary["bleu_single"] <= summary["bleu"] + 1e-9 <= 100
+    assert "BLEU, 1 ref." in out and f"BLEU signature  {summary['bleu_signature']}" in out

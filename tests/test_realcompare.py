@@ -79,13 +79,15 @@ def test_a_comparison_survives_its_json_and_merges_with_another_seed(tiny_compar
 def test_a_file_that_is_not_a_comparison_is_refused_with_its_name(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"runs": []}', encoding="utf-8")
-    with pytest.raises(ValueError, match="other.json: not a comparison"):
+    with pytest.raises(ValueError, match=r"other\.json: not a comparison"):
         realcompare.load_comparison(path)
 
 
 def test_retraining_the_start_of_a_run_gives_its_recorded_losses(tiny_comparison, tiny_pairs):
     run = tiny_comparison.runs_of("transformer")[1]
-    again = realcompare.retrain_comparison_start(tiny_comparison, run, tiny_pairs, steps=2 * TINY.train.log_every)
+    again = realcompare.retrain_comparison_start(
+        tiny_comparison, run, tiny_pairs, steps=2 * TINY.train.log_every
+    )
     assert again.steps == 2 * TINY.train.log_every
     assert [r.loss for r in again.history] == pytest.approx(run.train_losses[:2], rel=1e-4)
 

@@ -39,15 +39,23 @@ def main() -> None:
     base = RealConfig()
     train_config = replace(base.train, max_epochs=args.epochs, lr=args.lr or base.train.lr)
     model = replace(
-        base.model, emb_dim=args.emb_dim or base.model.emb_dim, hidden_dim=args.hidden_dim or base.model.hidden_dim
+        base.model,
+        emb_dim=args.emb_dim or base.model.emb_dim,
+        hidden_dim=args.hidden_dim or base.model.hidden_dim,
     )
     sizes = replace(
-        base.transformer, d_model=args.d_model or base.transformer.d_model, ff_dim=args.ff_dim or base.transformer.ff_dim
+        base.transformer,
+        d_model=args.d_model or base.transformer.d_model,
+        ff_dim=args.ff_dim or base.transformer.ff_dim,
     )
-    config = comparison_model_config(replace(base, train=train_config, model=model, transformer=sizes), args.model, args.seed)
+    config = comparison_model_config(
+        replace(base, train=train_config, model=model, transformer=sizes), args.model, args.seed
+    )
     pairs = load_tatoeba(shipped_path()).pairs
     data = config.data
-    split = split_by_english(pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed)
+    split = split_by_english(
+        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+    )
     src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
     tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))

@@ -427,7 +427,11 @@ def add_compare_command(commands: SubCommands) -> None:
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
     parser.add_argument(
-        "--models", nargs="+", choices=realcompare.COMPARED_MODELS, default=list(realcompare.COMPARED_MODELS), help="default: both"
+        "--models",
+        nargs="+",
+        choices=realcompare.COMPARED_MODELS,
+        default=list(realcompare.COMPARED_MODELS),
+        help="default: both",
     )
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
     add_run_options(parser, device="cpu", threads=False)  # one CPU thread, set by the command
