@@ -276,10 +276,11 @@ def test_score_texts_gives_multi_and_single_reference_bleu_with_their_signatures
 def test_score_texts_says_lower_cased_text_is_uncased_whatever_the_signature():
     scores = score_texts(["j'ai froid."], [["j'ai froid."]])
     assert scores["cased"] is False and scores["bleu_signature"].startswith("nrefs:1|case:mixed|")
-    lowered = score_texts(["J'AI FROID."], [["j'ai froid."]], lowercase=True)
+    shouted, written = ["J'AI TRÈS FROID CE SOIR."], [["j'ai très froid ce soir."]]
+    lowered = score_texts(shouted, written, lowercase=True)
     assert lowered["bleu"] == pytest.approx(100.0) and lowered["cased"] is False
     assert "|case:lc|" in lowered["bleu_signature"]
-    assert score_texts(["J'AI FROID."], [["j'ai froid."]])["bleu"] < 100.0  # cased: the case counts
+    assert score_texts(shouted, written)["bleu"] < 100.0  # not lower-cased: the case counts
 
 
 def test_score_texts_refuses_mismatched_or_empty_input():
@@ -292,7 +293,8 @@ def test_score_texts_refuses_mismatched_or_empty_input():
 
 
 def test_multi_reference_score_names_its_kind_and_signature():
-    score = score_against_references([["j'", "ai", "froid", "."]], [[("j'", "ai", "froid", ".")]])
+    tokens = ("j'", "ai", "très", "froid", "ce", "soir", ".")
+    score = score_against_references([list(tokens)], [[tokens]])
     assert score.bleu_single == pytest.approx(100.0) and score.cased is False
     text = score.describe()
     assert text.startswith("BLEU 100.0 (multi-reference, uncased; nrefs:1|case:mixed|eff:no|tok:13a|")
