@@ -48,6 +48,9 @@ def test_train_on_a_corpus_file_reports_held_out_scores_as_json(tiny_corpus, tmp
     summary = last_json(capsys.readouterr().out)
     assert {"bleu", "chrf", "train_seconds", "n_train", "n_test"} <= set(summary)
     assert 0 <= summary["bleu"] <= 100 and 0 <= summary["chrf"] <= 100
+    assert 0 <= summary["bleu_single"] <= summary["bleu"] + 1e-9  # one reference never credits more
+    assert summary["bleu_signature"].startswith("nrefs:") and "|tok:13a|" in summary["bleu_signature"]
+    assert summary["cased"] is False  # the loader lower-cases the text
     assert summary["n_train"] + summary["n_val"] + summary["n_test"] == len(
         tiny_corpus.read_text().splitlines()
     )
@@ -77,8 +80,11 @@ def test_evaluate_scores_a_checkpoint_on_a_file(checkpoint, tiny_corpus, capsys)
     assert (
         main(["evaluate", "--checkpoint", str(checkpoint), "--corpus-file", str(tiny_corpus), "--json"]) == 0
     )
-    summary = last_json(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    summary = last_json(out)
     assert {"bleu", "chrf", "exact_match", "n_sentences", "n_unknown"} <= set(summary)
+    assert {"bleu_single", "bleu_signature", "cased"} <= set(summary)
+    assert "BLEU signature nrefs:" in out and "lower-cased text: the scores ignore case" in out
     english = {line.split("\t")[0] for line in tiny_corpus.read_text(encoding="utf-8").splitlines()}
     assert summary["n_sentences"] == len(english)  # translations grouped by English sentence
 
@@ -278,3 +284,14 @@ def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
     argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
     config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
     assert (config.model_kind, config.transformer.d_model) == ("transformer", 32)
+
+
+def test_train_on_real_pairs_trains_the_transformer_and_says_which_bleu_it_prints(tiny_corpus, capsys):
+    tiny = ["--d-model", "8", "--num-heads", "2", "--num-layers", "1", "--ff-dim", "16"]
+    argv = ["train", "--corpus-file", str(tiny_corpus), "--model", "transformer", "--json", *tiny]
+    assert main([*argv, "--steps", "1", "--threads", "1", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    summary = last_json(out)
+    assert summary["attention"] == "multi-head" and summary["config"]["model_kind"] == "transformer"
+    assert 0 <= summary["bleu_single"] <= summary["bleu"] + 1e-9 <= 100
+    assert "BLEU, 1 ref." in out and f"BLEU signature  {summary['bleu_signature']}" in out

@@ -18,6 +18,7 @@ from attnbook.nmt.corpus import (
     shipped_path,
 )
 from attnbook.nmt.data import SentencePair
+from attnbook.nmt.metrics import score_texts
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.studies.realdata import (
     RealConfig,
@@ -256,3 +257,45 @@ def test_paired_bootstrap_separates_a_broken_system_but_not_one_slip_in_forty_se
 def test_paired_bootstrap_refuses_lists_of_different_lengths():
     with pytest.raises(ValueError, match="1 baseline and 2 system"):
         paired_bootstrap([("a",)], [("a",), ("b",)], [[("a",)], [("b",)]])
+
+
+def test_score_texts_gives_multi_and_single_reference_bleu_with_their_signatures():
+    hypotheses = ["J'ai froid.", "Il est là."]
+    references = [["Je suis gelé.", "J'ai froid."], ["Il est ici."]]
+    scores = score_texts(hypotheses, references)
+    multi = sacrebleu.corpus_bleu(hypotheses, [["Je suis gelé.", "Il est ici."], ["J'ai froid.", None]])
+    single = sacrebleu.corpus_bleu(hypotheses, [["Je suis gelé.", "Il est ici."]])
+    assert scores["bleu"] == pytest.approx(multi.score)
+    assert scores["bleu_single"] == pytest.approx(single.score)
+    assert scores["bleu"] > scores["bleu_single"]  # the second reference of the first sentence matches
+    assert scores["bleu_signature"].startswith("nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:")
+    assert scores["bleu_single_signature"].startswith("nrefs:1|case:mixed|")
+    assert scores["cased"] is True and scores["n_references"] == 2 and scores["n_sentences"] == 2
+
+
+def test_score_texts_says_lower_cased_text_is_uncased_whatever_the_signature():
+    scores = score_texts(["j'ai froid."], [["j'ai froid."]])
+    assert scores["cased"] is False and scores["bleu_signature"].startswith("nrefs:1|case:mixed|")
+    shouted, written = ["J'AI TRÈS FROID CE SOIR."], [["j'ai très froid ce soir."]]
+    lowered = score_texts(shouted, written, lowercase=True)
+    assert lowered["bleu"] == pytest.approx(100.0) and lowered["cased"] is False
+    assert "|case:lc|" in lowered["bleu_signature"]
+    assert score_texts(shouted, written)["bleu"] < 100.0  # not lower-cased: the case counts
+
+
+def test_score_texts_refuses_mismatched_or_empty_input():
+    with pytest.raises(ValueError, match="2 hypotheses for 1 sentences"):
+        score_texts(["a", "b"], [["a"]])
+    with pytest.raises(ValueError, match="no sentences"):
+        score_texts([], [])
+    with pytest.raises(ValueError, match="at least one reference"):
+        score_texts(["a"], [[]])
+
+
+def test_multi_reference_score_names_its_kind_and_signature():
+    tokens = ("j'", "ai", "très", "froid", "ce", "soir", ".")
+    score = score_against_references([list(tokens)], [[tokens]])
+    assert score.bleu_single == pytest.approx(100.0) and score.cased is False
+    text = score.describe()
+    assert text.startswith("BLEU 100.0 (multi-reference, uncased; nrefs:1|case:mixed|eff:no|tok:13a|")
+    assert "BLEU 100.0 (first reference only)" in text

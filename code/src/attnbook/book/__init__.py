@@ -8,7 +8,9 @@ from attnbook.book.display import (
 )
 from attnbook.book.plotting import (
     BOOK_CMAP,
+    ScaleEntry,
     attention_heatmap,
+    bleu_scale_figure,
     set_book_style,
 )
 from attnbook.book.widgets import (
@@ -30,11 +32,13 @@ __all__ = [
     "FOLD_AFTER",
     "MAX_BYTES",
     "DecoderRun",
+    "ScaleEntry",
     "SourceListing",
     "TranslationExample",
     "Widget",
     "attention_heatmap",
     "attention_widget",
+    "bleu_scale_figure",
     "curve_slider",
     "decoder_stepper",
     "glue",

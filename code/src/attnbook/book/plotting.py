@@ -1,4 +1,4 @@
-"""The book's figure style and its token-labelled attention heatmap.
+"""The book's figure style, its token-labelled attention heatmap, and a scale that places BLEU scores.
 
 matplotlib and seaborn are imported inside the functions, on first use, so that ``import attnbook``
 does not load them (they take longer to import than the rest of the package besides torch).
@@ -7,6 +7,7 @@ does not load them (they take longer to import than the rest of the package besi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -146,4 +147,73 @@ def attention_heatmap(
         label.set_rotation_mode("anchor")
     if title:
         ax.set_title(title)
+    return ax
+
+
+@dataclass(frozen=True)
+class ScaleEntry:
+    """One bar of :func:`bleu_scale_figure`: a BLEU, or a range of BLEU, and whose it is.
+
+    Attributes:
+        label: the system, as the axis shows it.
+        low, high: the BLEU (equal) or the range of reported BLEU (0-100).
+        group: ``"book"`` for the book's own models, anything else (e.g. ``"published"``) for others'.
+        note: the test set and what kind of BLEU, shown beside the bar.
+    """
+
+    label: str
+    low: float
+    high: float
+    group: str = "book"
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.low <= self.high <= 100.0:
+            raise ValueError(f"need 0 <= low <= high <= 100, got low={self.low} and high={self.high}")
+
+
+def bleu_scale_figure(entries: Sequence[ScaleEntry], ax: Axes | None = None) -> Axes:
+    """Place BLEU scores on one horizontal scale, the book's models beside published ones, highest first.
+
+    A range is drawn as a bar from ``low`` to ``high`` with a dot at each end; a single score as a dot.
+    The book's entries are drawn in one colour, the others in a second, and each bar carries its note.
+
+    Args:
+        entries: the scores to place (any number: a model added later is one more entry).
+        ax: where to draw; ``None`` makes a figure sized for the entries.
+
+    Raises:
+        ValueError: no entries.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    if not entries:
+        raise ValueError("entries must hold at least one score")
+    ordered = sorted(entries, key=lambda e: e.high, reverse=True)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.6, 0.42 * len(ordered) + 1.2))
+    book, other = sns.color_palette("colorblind", 2)
+    for row, entry in enumerate(ordered):
+        colour = book if entry.group == "book" else other
+        ax.plot([entry.low, entry.high], [row, row], color=colour, linewidth=6, solid_capstyle="round")
+        ax.plot([entry.low, entry.high], [row, row], "o", color=colour, markersize=6)
+        text = f"{entry.low:.1f}" if entry.low == entry.high else f"{entry.low:.1f}-{entry.high:.1f}"
+        ax.annotate(
+            f"{text}  {entry.note}".rstrip(),
+            (entry.high, row),
+            xytext=(8, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_yticks(range(len(ordered)), [e.label for e in ordered])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("BLEU (0-100; test sets differ: a scale, not a ranking)")
+    handles = [
+        plt.Line2D([], [], color=book, linewidth=6, label="this book"),
+        plt.Line2D([], [], color=other, linewidth=6, label="published"),
+    ]
+    ax.legend(handles=handles, loc="lower right", fontsize=8)
     return ax

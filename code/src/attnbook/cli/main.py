@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_command(commands)
     realcli.add_evaluate_command(commands)
     realcli.add_translate_command(commands)
+    realcli.add_compare_command(commands)
     return parser
 
 

@@ -8,6 +8,7 @@ Examples::
     python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
     python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
     python -m attnbook translate "I am cold."   # the model the book ships, as in the page
+    python -m attnbook compare-real --save compare.json   # the GRU beside the Transformer, 3 seeds
 
 Bad input (a file that is not UTF-8, a corpus with no usable pair, a file that is not a checkpoint, a
 sentence longer than the model accepts) ends with one ``error:`` line on stderr and exit status 2.
@@ -38,6 +39,7 @@ from attnbook.nmt.export import shipped_export
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
+from attnbook.studies import realcompare
 from attnbook.studies.experiment import ExperimentConfig
 from attnbook.studies.realdata import (
     UNK,
@@ -54,6 +56,11 @@ CORPORA = {"tatoeba": shipped_path}
 
 class InputError(Exception):
     """Bad input the command line reports in one line (exit status 2) instead of a traceback."""
+
+
+def _case(summary: dict[str, object]) -> str:
+    """Whether a summary's scores tell case: the signature says ``case:mixed`` for lower-cased text too."""
+    return "cased text" if summary["cased"] else "lower-cased text: the scores ignore case"
 
 
 def _fail(error: Exception) -> int:
@@ -214,7 +221,9 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     )
     search = "greedy search" if experiment.config.beam_size == 1 else f"beam {experiment.config.beam_size}"
     print(f"BLEU            {summary['bleu']:.1f}   ({search}; every French translation a reference)")
+    print(f"BLEU, 1 ref.    {summary['bleu_single']:.1f}   (the first French translation the only reference)")
     print(f"chrF            {summary['chrf']:.1f}")
+    print(f"BLEU signature  {summary['bleu_signature']} ({_case(summary)})")
     print(f"exact match     {summary['exact_match']:.3f}")
     print(f"BLEU, <unk> replaced through attention  {summary['bleu_unk_replaced']:.1f}")
     if args.save:
@@ -248,7 +257,8 @@ def add_evaluate_command(commands: SubCommands) -> None:
         help="score a saved model on a corpus file (BLEU, chrF, exact match)",
         description="Translate every distinct English sentence of the file once and score it against all "
         "its French translations in the file (sacrebleu BLEU and chrF on detokenised lower-cased text, "
-        "13a tokenisation). Use sentences the model was not trained on.",
+        "13a tokenisation; BLEU with every translation a reference, and with the first only; the BLEU "
+        "signature). Use sentences the model was not trained on.",
     )
     parser.add_argument("--corpus-file", required=True, metavar="PATH", help="English<TAB>French lines")
     _add_model_options(parser)
@@ -280,7 +290,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"{summary['n_sentences']} English sentences ({len(pairs)} pairs; {summary['n_too_long']} longer than "
         f"the model accepts left out); {summary['n_unknown']} source words unknown to the model"
     )
-    print(f"BLEU {summary['bleu']:.1f}  chrF {summary['chrf']:.1f}  exact match {summary['exact_match']:.3f}")
+    print(
+        f"BLEU {summary['bleu']:.1f} (every translation a reference), {summary['bleu_single']:.1f} (the first "
+        f"only)  chrF {summary['chrf']:.1f}  exact match {summary['exact_match']:.3f}"
+    )
+    print(f"BLEU signature {summary['bleu_signature']} ({_case(summary)})")
     print(f"with <unk> replaced through attention: BLEU {summary['bleu_unk_replaced']:.1f}")
     if args.json:
         print(json.dumps(summary))
@@ -393,4 +407,52 @@ def run_translate(args: argparse.Namespace) -> int:
                 }
             )
         )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# compare-real
+
+
+def add_compare_command(commands: SubCommands) -> None:
+    """Register ``compare-real``: the GRU with attention beside the Transformer on the shipped pairs."""
+    parser = commands.add_parser(
+        "compare-real",
+        help="train the GRU with attention and the Transformer on the shipped pairs, over seeds",
+        description="Train the GRU encoder-decoder with Bahdanau attention and the Transformer on the "
+        "shipped Tatoeba pairs with the defaults of train --corpus tatoeba (the same split, epochs, "
+        "batches and learning-rate schedule), once per seed, on the CPU with one thread; print each run's "
+        "held-out BLEU (every reference, and the first only), chrF and CPU seconds, and how often each "
+        "Transformer head looks where the GRU looks.",
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        choices=realcompare.COMPARED_MODELS,
+        default=list(realcompare.COMPARED_MODELS),
+        help="default: both",
+    )
+    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    add_run_options(parser, device="cpu", threads=False)  # one CPU thread, set by the command
+    parser.set_defaults(handler=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Train and score every model and seed (one CPU thread), print the table; save with ``--save``."""
+    if args.device.type != "cpu":
+        return _fail(ValueError("compare-real measures CPU seconds: it runs on the CPU only (--device cpu)"))
+    torch.set_num_threads(1)
+    pairs = read_corpus(shipped_path()).pairs
+    command = "python -m attnbook compare-real " + " ".join(
+        [f"--seeds {' '.join(map(str, args.seeds))}", f"--models {' '.join(args.models)}"]
+    )
+    comparison = realcompare.run_comparison(
+        pairs, models=args.models, seeds=args.seeds, command=command, progress=args.progress
+    )
+    print(realcompare.format_comparison(comparison))
+    if args.save:
+        print(f"saved to {realcompare.save_comparison(comparison, args.save)}")
+    if args.json:
+        print(json.dumps(comparison.to_dict()))
     return 0

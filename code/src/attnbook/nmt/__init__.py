@@ -65,6 +65,7 @@ from attnbook.nmt.grammar import (
 )
 from attnbook.nmt.metrics import (
     TranslationMetrics,
+    score_texts,
     score_translations,
 )
 from attnbook.nmt.model import (
@@ -211,6 +212,7 @@ __all__ = [
     "parse_tatoeba_lines",
     "read_export",
     "sample_path",
+    "score_texts",
     "score_translations",
     "sequence_loss",
     "shipped_export",

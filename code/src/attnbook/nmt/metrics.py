@@ -1,6 +1,7 @@
 """Scores of translations against references: exact match, token accuracy, BLEU and chrF.
 
-:func:`score_translations` returns a :class:`TranslationMetrics`. BLEU (Papineni et al., 2002) and chrF
+:func:`score_translations` returns a :class:`TranslationMetrics`; :func:`score_texts` scores detokenised
+text against several references per sentence and says what each BLEU is (sacreBLEU's signature). BLEU (Papineni et al., 2002) and chrF
 (Popović, 2015) come from ``sacrebleu``, imported when first needed.
 
 >>> from attnbook.nmt.data import SentencePair
@@ -93,3 +94,70 @@ def score_translations(
         token_accuracy_by_length={b: token_accuracy(by_length[b]) for b in buckets},
         bleu_by_length={b: bleu(by_length[b]) for b in buckets},
     )
+
+
+def _is_cased(texts: Sequence[str]) -> bool:
+    return any(ch != ch.lower() for text in texts for ch in text)
+
+
+def score_texts(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], *, lowercase: bool = False
+) -> dict[str, Any]:
+    """Corpus BLEU and chrF of detokenised translations, each scored against all its references.
+
+    The scores a reader can place beside published ones: ``sacrebleu``'s BLEU (``13a`` tokenisation,
+    exponential smoothing) with every reference of each sentence, the same BLEU with only the first
+    reference of each sentence (what a test set with one translation per sentence would give), chrF, and
+    ``sacrebleu``'s signature, which names the settings a BLEU depends on (number of references, case,
+    tokenisation, smoothing, version). Two BLEU figures are comparable only when their signatures and
+    their test sentences match.
+
+    Args:
+        hypotheses: one detokenised translation per sentence.
+        references: for each sentence, one or more detokenised reference translations (the first one is
+            the reference of ``bleu_single``).
+        lowercase: lower-case translations and references before scoring (sacreBLEU's ``-lc``).
+
+    Returns:
+        ``{"bleu", "bleu_single", "chrf", "bleu_signature", "bleu_single_signature", "chrf_signature",
+        "cased", "n_sentences", "n_references"}``: the scores are 0-100; ``cased`` is true when the
+        scores tell upper from lower case, i.e. ``lowercase`` is false and the references contain upper
+        case (a lower-cased corpus scored as it is gives an uncased score whatever the signature says);
+        ``n_references`` is the largest number of references of one sentence.
+
+    Raises:
+        ValueError: the two lists differ in length, they are empty, or a sentence has no reference.
+
+    >>> scores = score_texts(["J'ai froid.", "Il pleut."], [["J'ai froid.", "Je suis gelé."], ["Il pleut !"]])
+    >>> round(scores["chrf"], 1), scores["cased"], scores["n_references"]
+    (91.7, True, 2)
+    >>> scores["bleu_signature"].split("|")[:2]
+    ['nrefs:var', 'case:mixed']
+    """
+    if len(hypotheses) != len(references):
+        raise ValueError(f"got {len(hypotheses)} hypotheses for {len(references)} sentences")
+    if not hypotheses:
+        raise ValueError("cannot score no sentences")
+    if any(len(r) == 0 for r in references):
+        raise ValueError("every sentence needs at least one reference translation")
+    from sacrebleu.metrics import BLEU, CHRF  # imported here: `import attnbook` stays light
+
+    depth = max(len(r) for r in references)
+    # sacrebleu takes one stream per reference position; None where a sentence has fewer references
+    streams = [[r[k] if k < len(r) else None for r in references] for k in range(depth)]
+    hypotheses = list(hypotheses)
+    bleu, bleu_single, chrf = BLEU(lowercase=lowercase), BLEU(lowercase=lowercase), CHRF(lowercase=lowercase)
+    multi = bleu.corpus_score(hypotheses, streams)
+    single = bleu_single.corpus_score(hypotheses, [[r[0] for r in references]])
+    char = chrf.corpus_score(hypotheses, streams)
+    return {
+        "bleu": multi.score,
+        "bleu_single": single.score,
+        "chrf": char.score,
+        "bleu_signature": str(bleu.get_signature()),
+        "bleu_single_signature": str(bleu_single.get_signature()),
+        "chrf_signature": str(chrf.get_signature()),
+        "cased": not lowercase and _is_cased([r for refs in references for r in refs]),
+        "n_sentences": len(hypotheses),
+        "n_references": depth,
+    }

@@ -267,6 +267,7 @@ def train(
     config: TrainConfig | None = None,
     *,
     progress: bool = True,
+    stop_after: int | None = None,
 ) -> TrainResult:
     """Train a translator's model with teacher forcing and early stopping; keep the best weights.
 
@@ -279,11 +280,15 @@ def train(
         train_pairs, val_pairs: disjoint training and validation pairs.
         config: how to train; ``None`` uses :class:`TrainConfig`'s defaults.
         progress: show a ``tqdm`` progress bar.
+        stop_after: end after this many steps, the learning rate still planned over ``max_epochs``
+            (a recorded run's first steps, trained again to check them); ``None`` trains the whole run.
 
     Returns:
         A :class:`TrainResult`.
     """
     config = config or TrainConfig()
+    if stop_after is not None and stop_after < 1:
+        raise ValueError(f"stop_after must be a positive number of steps, got {stop_after}")
     if not train_pairs or not val_pairs:
         raise ValueError(f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}")
     model, order = translator.model, random.Random(config.seed)
@@ -325,6 +330,8 @@ def train(
                 best_state = copy.deepcopy(model.state_dict())
             if decision.stop:
                 break
+        if step == stop_after:
+            break
     bar.close()
     if config.keep_best:
         model.load_state_dict(best_state)

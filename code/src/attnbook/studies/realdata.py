@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import sacrebleu
 import torch
 from torch import Tensor
 
 from attnbook.core.config import check_fields
 from attnbook.core.runtime import get_device
 from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.metrics import score_texts
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.transformer import TransformerSizes
@@ -152,17 +152,34 @@ class MultiReferenceScore:
     """Scores of translations against every reference translation of each sentence.
 
     Attributes:
-        bleu: corpus BLEU, 0-100 (``sacrebleu``, detokenised lower-cased text, ``13a`` tokenisation).
+        bleu: corpus BLEU with every reference of each sentence, 0-100 (``sacrebleu``, detokenised text,
+            ``13a`` tokenisation).
         chrf: corpus chrF, 0-100 (``sacrebleu``; character n-grams, so it gives credit for a word that is
             almost right, e.g. the wrong gender ending).
         exact_match: the fraction of sentences whose translation equals one of their references.
         n_sentences: the number of (distinct English) sentences scored.
+        bleu_single: corpus BLEU with only the first reference of each sentence, as a test set with one
+            translation per sentence would score it.
+        bleu_signature: ``sacrebleu``'s signature of ``bleu`` (references, case, tokenisation, smoothing,
+            version).
+        cased: whether the scores tell upper from lower case (false for lower-cased text).
     """
 
     bleu: float
     chrf: float
     exact_match: float
     n_sentences: int
+    bleu_single: float
+    bleu_signature: str
+    cased: bool
+
+    def describe(self) -> str:
+        """The BLEU with what it is: ``"BLEU 37.5 (multi-reference, uncased; nrefs:var|case:mixed|...)"``."""
+        case = "cased" if self.cased else "uncased"
+        return (
+            f"BLEU {self.bleu:.1f} (multi-reference, {case}; {self.bleu_signature}), "
+            f"BLEU {self.bleu_single:.1f} (first reference only), chrF {self.chrf:.1f}"
+        )
 
 
 def score_against_references(
@@ -170,7 +187,9 @@ def score_against_references(
 ) -> MultiReferenceScore:
     """Score tokenised translations against all the reference translations of each sentence.
 
-    A ``<unk>`` in a translation is scored as one token that matches nothing (:data:`UNK_SCORED`).
+    The tokens are joined back into text (:func:`detokenize_french`) and scored by
+    :func:`~attnbook.nmt.metrics.score_texts`. A ``<unk>`` in a translation is scored as one token that
+    matches nothing (:data:`UNK_SCORED`).
 
     Args:
         hypotheses: one tokenised translation per sentence.
@@ -186,15 +205,16 @@ def score_against_references(
     if any(len(r) == 0 for r in references):
         raise ValueError("every sentence needs at least one reference translation")
     texts = [detokenize_french([UNK_SCORED if t == UNK else t for t in h]) for h in hypotheses]
-    depth = max(len(r) for r in references)
-    # sacrebleu takes one stream per reference position; None where a sentence has fewer references
-    streams = [[detokenize_french(r[k]) if k < len(r) else None for r in references] for k in range(depth)]
+    scores = score_texts(texts, [[detokenize_french(r) for r in refs] for refs in references])
     exact = sum(tuple(h) in {tuple(r) for r in refs} for h, refs in zip(hypotheses, references, strict=True))
     return MultiReferenceScore(
-        bleu=sacrebleu.corpus_bleu(texts, streams).score,
-        chrf=sacrebleu.corpus_chrf(texts, streams).score,
+        bleu=scores["bleu"],
+        chrf=scores["chrf"],
         exact_match=exact / len(hypotheses),
         n_sentences=len(hypotheses),
+        bleu_single=scores["bleu_single"],
+        bleu_signature=scores["bleu_signature"],
+        cased=scores["cased"],
     )
 
 
@@ -344,11 +364,18 @@ class RealEvaluation:
     n_unknown: int
     n_unk_written: int
 
-    def to_dict(self) -> dict[str, float | int]:
-        """The headline numbers as plain values (what the command line prints as JSON)."""
+    def to_dict(self) -> dict[str, float | int | str | bool]:
+        """The headline numbers as plain values (what the command line prints as JSON).
+
+        ``bleu`` is multi-reference, ``bleu_single`` first-reference-only; ``bleu_signature`` and
+        ``cased`` say how both were computed.
+        """
         return {
             "bleu": self.score.bleu,
+            "bleu_single": self.score.bleu_single,
             "chrf": self.score.chrf,
+            "bleu_signature": self.score.bleu_signature,
+            "cased": self.score.cased,
             "exact_match": self.score.exact_match,
             "bleu_unk_replaced": self.score_replaced.bleu,
             "chrf_unk_replaced": self.score_replaced.chrf,

@@ -1,0 +1,519 @@
+"""The Transformer beside the GRU with attention on real sentences, at the same training budget, over seeds.
+
+Training both models for the command line's default five epochs, three seeds each, takes several CPU
+minutes, more than a chapter can spend, so the comparison is run once from the command line and its
+result ships with the package, like chapter 6's bottleneck study: :func:`run_comparison` trains and
+scores the models, :class:`RealComparison` holds the result and its JSON, :func:`packaged_comparison`
+loads the recorded run, and :func:`retrain_comparison_start` trains a recorded run's first steps again so that a
+chapter can check the record against a live run. Record it again with::
+
+    python -m attnbook compare-real --save code/src/attnbook/data/realcompare_cpu.json
+
+Both models read the same split (:func:`~attnbook.studies.realdata.split_by_english`), the same
+vocabularies and the same batches, with the same learning-rate schedule
+(:class:`~attnbook.studies.realdata.RealConfig`'s defaults); each seed changes the first weights and the
+batch order. Each run's CPU seconds are measured with :func:`time.process_time` (the process's own CPU
+time, which a busy neighbour does not inflate the way it inflates wall-clock time).
+
+:func:`head_agreement` compares where the two models look: while both read the same reference translation
+(teacher forcing), the share of target words for which a Transformer cross-attention head's largest weight
+falls on the same English position as the GRU's attention.
+
+>>> [(p.system, p.bleu_low, p.bleu_high) for p in PUBLISHED_BLEU][:1]
+[('OPUS-MT / Tatoeba-MT Transformer', 50.5, 53.2)]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from attnbook.core.records import Environment, environment, package_path, save_result
+from attnbook.nmt.attention_analysis import teacher_forced_attention
+from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.model import evaluating
+from attnbook.nmt.training import TrainResult, train
+from attnbook.nmt.translator import Translator
+from attnbook.studies.experiment import build_translator
+from attnbook.studies.realdata import EnglishSplit, RealConfig, evaluate_real, split_by_english
+
+PACKAGED_COMPARISON = "realcompare_cpu.json"
+"""The file name, in the package's ``data`` folder, of the recorded comparison."""
+
+COMPARED_MODELS = ("bahdanau", "transformer")
+"""The models compared: the GRU encoder-decoder with Bahdanau attention, and the Transformer."""
+
+COMPARED_LABELS = {"bahdanau": "GRU + Bahdanau attention", "transformer": "Transformer"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Published scores, for scale
+
+
+@dataclass(frozen=True)
+class PublishedScore:
+    """A BLEU reported by others, with what it was measured on (so that a reader can see how it differs).
+
+    Attributes:
+        system: the model.
+        bleu_low, bleu_high: the reported BLEU, or its range over the reported variants and test sets.
+        pair: the language pair, source first.
+        test_set: the test sentences.
+        cased: whether the text was scored with its case (``None`` where the source does not say).
+        train_pairs: how many sentence pairs the model trained on, in words.
+        train_count: the same as a number, or ``None`` where the source gives no count.
+        cite: the keys of the sources in the book's ``references.bib``, separated by commas.
+
+    Every figure is against one reference translation per test sentence.
+    """
+
+    system: str
+    bleu_low: float
+    bleu_high: float
+    pair: str
+    test_set: str
+    cased: bool | None
+    train_pairs: str
+    train_count: int | None
+    cite: str
+
+
+PUBLISHED_BLEU = (
+    PublishedScore(
+        "OPUS-MT / Tatoeba-MT Transformer",
+        50.5,
+        53.2,
+        "eng-fra",
+        "Tatoeba Challenge test (10,000 pairs)",
+        True,
+        "about 181 million",
+        181_000_000,
+        "tiedemann2020opusmt,tiedemann2020tatoeba",
+    ),
+    PublishedScore(
+        "NLLB-200",
+        48.6,
+        50.6,
+        "eng-fra",
+        "Tatoeba Challenge test",
+        True,
+        "billions, in 200 languages",
+        None,
+        "nllb2022",
+    ),
+    PublishedScore(
+        "GRU + Bahdanau attention (tutorial)",
+        28.3,
+        28.3,
+        "deu-eng",
+        "Multi30k test (1,000 pairs)",
+        False,
+        "29,000",
+        29_000,
+        "trevett2020seq2seq",
+    ),
+    PublishedScore(
+        "Annotated Encoder-Decoder (GRU + Bahdanau)",
+        23.5,
+        23.5,
+        "deu-eng",
+        "IWSLT 2014 test",
+        False,
+        "about 160,000",
+        160_000,
+        "bastings2018annotated",
+    ),
+    PublishedScore(
+        "CS224n assignment (LSTM + attention)",
+        21.0,
+        21.0,
+        "spa-eng",
+        "the assignment's test set (its pass mark)",
+        None,
+        "about 216,000",
+        216_000,
+        "cs224n2021",
+    ),
+)
+"""Published BLEU scores on other test sets, for scale (see each entry's test set and references)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# One run, and the whole comparison
+
+
+@dataclass(frozen=True)
+class ComparisonRun:
+    """One trained model of the comparison and what it measured.
+
+    Attributes:
+        model: ``"bahdanau"`` or ``"transformer"``; seed: its seed; parameters: its number of weights.
+        steps: optimiser steps; seconds: wall-clock training time; cpu_seconds: the process's CPU time
+            while training (:func:`time.process_time`).
+        bleu, bleu_single, chrf, exact_match: held-out scores (beam search, every reference; the first
+            reference only for ``bleu_single``).
+        bleu_signature: ``sacrebleu``'s signature of ``bleu``; cased: whether the scores tell case.
+        val_steps, val_losses: the validation curve; train_losses: the training loss every ``log_every``
+            steps (what :func:`retrain_comparison_start` checks).
+        head_agreement: for the Transformer, ``(num_layers, num_heads)`` agreements with the GRU of the
+            same seed (:func:`head_agreement`); empty for the GRU.
+    """
+
+    model: str
+    seed: int
+    parameters: int
+    steps: int
+    seconds: float
+    cpu_seconds: float
+    bleu: float
+    bleu_single: float
+    chrf: float
+    exact_match: float
+    bleu_signature: str
+    cased: bool
+    val_steps: tuple[int, ...]
+    val_losses: tuple[float, ...]
+    train_losses: tuple[float, ...]
+    head_agreement: tuple[tuple[float, ...], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> ComparisonRun:
+        fields = dict(values)
+        for name in ("val_steps", "val_losses", "train_losses"):
+            fields[name] = tuple(fields[name])
+        fields["head_agreement"] = tuple(tuple(row) for row in fields.get("head_agreement", ()))
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class RealComparison:
+    """A run of :func:`run_comparison`.
+
+    Attributes:
+        environment: the machine, the versions and the threads.
+        command: the command line that made it.
+        config: the shared settings (split, training, beam) and each model's sizes, as plain values.
+        runs: one per model and seed.
+        n_agreement_sentences: the held-out sentences :func:`head_agreement` read.
+        seconds: how long the whole comparison took.
+    """
+
+    environment: Environment
+    command: str
+    config: dict[str, Any]
+    runs: tuple[ComparisonRun, ...]
+    n_agreement_sentences: int
+    seconds: float
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({run.seed for run in self.runs})
+
+    def runs_of(self, model: str) -> list[ComparisonRun]:
+        """The runs of one model, one per seed, in seed order."""
+        return sorted((run for run in self.runs if run.model == model), key=lambda run: run.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "environment": asdict(self.environment),
+            "command": self.command,
+            "config": self.config,
+            "runs": [run.to_dict() for run in self.runs],
+            "n_agreement_sentences": self.n_agreement_sentences,
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> RealComparison:
+        """Read :meth:`to_dict`'s output back.
+
+        Raises:
+            ValueError: a key is missing or of the wrong shape; the message names it.
+        """
+        try:
+            return cls(
+                Environment(**values["environment"]),
+                str(values["command"]),
+                dict(values["config"]),
+                tuple(ComparisonRun.from_dict(run) for run in values["runs"]),
+                int(values["n_agreement_sentences"]),
+                float(values["seconds"]),
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a comparison on real sentences: {error!r}") from error
+
+
+def comparison_model_config(base: RealConfig, model: str, seed: int) -> RealConfig:
+    """``base`` with ``model``'s kind (the GRU with Bahdanau attention, or the Transformer), seeded ``seed``.
+
+    Raises:
+        ValueError: ``model`` is not one of :data:`COMPARED_MODELS`.
+    """
+    if model not in COMPARED_MODELS:
+        raise ValueError(f"model must be one of {COMPARED_MODELS}, got {model!r}")
+    train_config = replace(base.train, seed=seed)
+    if model == "transformer":
+        return replace(base, model_kind="transformer", train=train_config)
+    return replace(base, model_kind="seq2seq", model=replace(base.model, attention=model), train=train_config)
+
+
+def _prepare(pairs: Sequence[SentencePair], base: RealConfig) -> tuple[EnglishSplit, Vocab, Vocab, int]:
+    data = base.data
+    split = split_by_english(
+        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+    )
+    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
+    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
+    return split, src_vocab, tgt_vocab, longest
+
+
+def _first_references(split: EnglishSplit) -> list[SentencePair]:
+    """One pair per held-out English sentence (its first translation), in first-seen order."""
+    first: dict[tuple[str, ...], SentencePair] = {}
+    for pair in split.test:
+        first.setdefault(pair.source, pair)
+    return list(first.values())
+
+
+def head_agreement(transformer: Translator, recurrent: Translator, pairs: Sequence[SentencePair]) -> Tensor:
+    """How often each Transformer cross-attention head looks where the GRU's attention looks.
+
+    Both models read each pair's reference translation (teacher forcing); for every target word (not the
+    final ``<eos>`` row) the English position with the largest weight is taken from the GRU's attention
+    and from each head. Both models must share the source vocabulary.
+
+    Args:
+        transformer: a :class:`~attnbook.nmt.transformer.Transformer` with its vocabularies.
+        recurrent: a model with one attention per step (the GRU with attention).
+        pairs: the sentences both models read.
+
+    Returns:
+        ``(num_layers, num_heads)``: the share of target words on which each head agrees with the GRU.
+    """
+    gru_weights = teacher_forced_attention(recurrent, pairs)
+    model = transformer.model
+    hits = torch.zeros(model.config.num_layers, model.config.num_heads)
+    count = 0
+    with evaluating(model):
+        for start in range(0, len(pairs), 256):
+            chunk = pairs[start : start + 256]
+            batch = transformer.batch(chunk)
+            _, cross = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
+            argmax = cross.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            for row, pair in enumerate(chunk):
+                words = len(pair.target)
+                gru = gru_weights[start + row][:words].argmax(dim=-1)  # (words,)
+                hits += (argmax[row, :, :, :words] == gru).float().sum(dim=-1)
+                count += words
+    return hits / max(count, 1)
+
+
+def run_comparison(
+    pairs: Sequence[SentencePair],
+    base: RealConfig | None = None,
+    *,
+    models: Sequence[str] = COMPARED_MODELS,
+    seeds: Sequence[int] = (0, 1, 2),
+    command: str = "",
+    progress: bool = False,
+) -> RealComparison:
+    """Train every model with every seed on the same split, on the CPU; score each on the held-out split.
+
+    Args:
+        pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
+        base: the shared settings (default: :class:`~attnbook.studies.realdata.RealConfig`'s).
+        models: what to train (from :data:`COMPARED_MODELS`).
+        seeds: one run of each model per seed.
+        command: the command line to record.
+        progress: show the training progress bars.
+
+    Raises:
+        ValueError: no model or no seed, or a model not in :data:`COMPARED_MODELS`.
+    """
+    base = base or RealConfig()
+    if not models or not seeds:
+        raise ValueError("the comparison needs at least one model and one seed")
+    for model in models:
+        comparison_model_config(base, model, 0)  # refuses an unknown model before anything trains
+    start = time.perf_counter()
+    split, src_vocab, tgt_vocab, longest = _prepare(pairs, base)
+    agreement_pairs = _first_references(split)
+    runs: list[ComparisonRun] = []
+    for seed in seeds:
+        trained: dict[str, Translator] = {}
+        for model in models:
+            config = comparison_model_config(base, model, seed)
+            translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
+            cpu_start = time.process_time()
+            result = train(translator, split.train, split.val, config.train, progress=progress)
+            cpu_seconds = time.process_time() - cpu_start
+            evaluation = evaluate_real(translator, split.test, beam_size=config.beam_size)
+            trained[model] = translator
+            score = evaluation.score
+            runs.append(
+                ComparisonRun(
+                    model=model,
+                    seed=seed,
+                    parameters=sum(p.numel() for p in translator.model.parameters()),
+                    steps=result.steps,
+                    seconds=result.seconds,
+                    cpu_seconds=cpu_seconds,
+                    bleu=score.bleu,
+                    bleu_single=score.bleu_single,
+                    chrf=score.chrf,
+                    exact_match=score.exact_match,
+                    bleu_signature=score.bleu_signature,
+                    cased=score.cased,
+                    val_steps=tuple(r.step for r in result.val_history),
+                    val_losses=tuple(r.loss for r in result.val_history),
+                    train_losses=tuple(r.loss for r in result.history),
+                )
+            )
+        if "transformer" in trained and "bahdanau" in trained:
+            agreement = head_agreement(trained["transformer"], trained["bahdanau"], agreement_pairs)
+            index = next(i for i, r in enumerate(runs) if r.model == "transformer" and r.seed == seed)
+            runs[index] = replace(runs[index], head_agreement=tuple(tuple(row) for row in agreement.tolist()))
+    config = {
+        "data": asdict(base.data),
+        "train": base.train.to_dict(),
+        "beam_size": base.beam_size,
+        "seq2seq": asdict(base.model),
+        "transformer": asdict(base.transformer),
+    }
+    return RealComparison(
+        environment(torch.device("cpu"), torch.get_num_threads()),
+        command,
+        config,
+        tuple(runs),
+        len(agreement_pairs),
+        time.perf_counter() - start,
+    )
+
+
+def save_comparison(comparison: RealComparison, path: str | os.PathLike[str]) -> Path:
+    """Write a comparison as indented JSON (creating the folder); return the path."""
+    return save_result(comparison, path)
+
+
+def load_comparison(path: str | os.PathLike[str]) -> RealComparison:
+    """Read a comparison written by :func:`save_comparison`.
+
+    Raises:
+        ValueError: the file does not hold a comparison; the message names the file.
+    """
+    try:
+        return RealComparison.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (ValueError, AttributeError) as error:
+        raise ValueError(f"{path}: {error}") from error
+
+
+def packaged_comparison(name: str = PACKAGED_COMPARISON) -> RealComparison:
+    """The comparison recorded in the package (see the module's docstring for how it was made)."""
+    with package_path(name) as path:
+        return load_comparison(path)
+
+
+def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
+    """One comparison from several made with the same settings (e.g. one process per seed, run at once).
+
+    The environment is the first part's; the commands are joined with `` ; ``; the seconds are the
+    longest part's (the parts ran side by side).
+
+    Raises:
+        ValueError: no parts, parts with other settings, or a model and seed in two parts.
+    """
+    if not parts:
+        raise ValueError("nothing to merge")
+    if any(part.config != parts[0].config for part in parts):
+        raise ValueError("the parts were made with different settings")
+    runs = tuple(run for part in parts for run in part.runs)
+    keys = [(run.model, run.seed) for run in runs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a model and seed appears in two parts")
+    return RealComparison(
+        parts[0].environment,
+        " ; ".join(part.command for part in parts),
+        parts[0].config,
+        runs,
+        parts[0].n_agreement_sentences,
+        max(part.seconds for part in parts),
+    )
+
+
+def comparison_config(comparison: RealComparison) -> RealConfig:
+    """The :class:`~attnbook.studies.realdata.RealConfig` a comparison's runs were derived from."""
+    from attnbook.nmt.seq2seq import ModelConfig
+    from attnbook.nmt.training import TrainConfig
+    from attnbook.nmt.transformer import TransformerSizes
+    from attnbook.studies.realdata import RealDataConfig
+
+    values = comparison.config
+    return RealConfig(
+        data=RealDataConfig(**values["data"]),
+        model=ModelConfig(**values["seq2seq"]),
+        train=TrainConfig(**values["train"]),
+        beam_size=values["beam_size"],
+        transformer=TransformerSizes(**values["transformer"]),
+    )
+
+
+def retrain_comparison_start(
+    comparison: RealComparison, run: ComparisonRun, pairs: Sequence[SentencePair], steps: int = 50
+) -> TrainResult:
+    """Train ``run``'s model again from its seed, for its first ``steps``, on the CPU.
+
+    The split, the first weights, the batch order and the learning-rate schedule (planned over the whole
+    run) are those of the recorded run, so the training losses logged in those steps should match the
+    record's ``train_losses`` (up to the rounding of another CPU or thread count).
+    """
+    base = comparison_config(comparison)
+    config = comparison_model_config(base, run.model, run.seed)
+    split, src_vocab, tgt_vocab, longest = _prepare(pairs, base)
+    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
+    return train(translator, split.train, split.val, config.train, progress=False, stop_after=steps)
+
+
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and the sample standard deviation (0 for one value)."""
+    return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def format_comparison(comparison: RealComparison) -> str:
+    """A plain-text table: one row per model and seed, then mean ± standard deviation over the seeds."""
+    header = (
+        f"{'model':<26}{'seed':>5}{'weights':>10}{'steps':>7}{'CPU s':>8}{'wall s':>8}"
+        f"{'BLEU':>10}{'BLEU 1 ref':>12}{'chrF':>10}"
+    )
+    lines = [header]
+    for model in dict.fromkeys(run.model for run in comparison.runs):
+        runs = comparison.runs_of(model)
+        label = COMPARED_LABELS.get(model, model)
+        for run in runs:
+            lines.append(
+                f"{label:<26}{run.seed:>5}{run.parameters:>10,}{run.steps:>7}{run.cpu_seconds:>8.0f}"
+                f"{run.seconds:>8.0f}{run.bleu:>10.1f}{run.bleu_single:>12.1f}{run.chrf:>10.1f}"
+            )
+        cells = [_mean_sd([getattr(r, name) for r in runs]) for name in ("bleu", "bleu_single", "chrf")]
+        lines.append(
+            f"{'  mean ± sd':<26}{'':>5}{'':>10}{'':>7}{_mean_sd([r.cpu_seconds for r in runs])[0]:>8.0f}{'':>8}"
+            + "".join(f"{f'{m:.1f}±{s:.1f}':>{w}}" for (m, s), w in zip(cells, (10, 12, 10), strict=True))
+        )
+    where = comparison.environment
+    lines.append(
+        f"{len(comparison.seeds)} seeds; {where.device} ({where.device_name}), {where.threads} thread(s), "
+        f"torch {where.torch}, {where.date[:10]}; signature {comparison.runs[0].bleu_signature}"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""Train one setting of the real-sentence run on the CPU (one thread) and score it with several beams.
+
+A sweep is several of these, one process each: ``python tools/sweep_real.py --model transformer
+--epochs 10 --out sweep-tf10.json``. Each writes its setting, the CPU seconds of training
+(``time.process_time``), the validation curve and, per beam, the held-out BLEU (every reference, and the
+first only) and chrF, so that settings are compared by CPU time on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, replace
+
+import torch
+
+from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.training import train
+from attnbook.studies import build_translator, comparison_model_config, evaluate_real, split_by_english
+from attnbook.studies.realdata import RealConfig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("bahdanau", "transformer"), default="bahdanau")
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--emb-dim", type=int, default=None)
+    parser.add_argument("--hidden-dim", type=int, default=None)
+    parser.add_argument("--d-model", type=int, default=None)
+    parser.add_argument("--ff-dim", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--beams", type=int, nargs="+", default=[1, 4, 8])
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    base = RealConfig()
+    train_config = replace(base.train, max_epochs=args.epochs, lr=args.lr or base.train.lr)
+    model = replace(
+        base.model,
+        emb_dim=args.emb_dim or base.model.emb_dim,
+        hidden_dim=args.hidden_dim or base.model.hidden_dim,
+    )
+    sizes = replace(
+        base.transformer,
+        d_model=args.d_model or base.transformer.d_model,
+        ff_dim=args.ff_dim or base.transformer.ff_dim,
+    )
+    config = comparison_model_config(
+        replace(base, train=train_config, model=model, transformer=sizes), args.model, args.seed
+    )
+    pairs = load_tatoeba(shipped_path()).pairs
+    data = config.data
+    split = split_by_english(
+        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+    )
+    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
+    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
+    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
+    start = time.process_time()
+    result = train(translator, split.train, split.val, config.train, progress=False)
+    cpu_seconds = time.process_time() - start
+    scores = {}
+    for beam in args.beams:
+        score = evaluate_real(translator, split.test, beam_size=beam).score
+        scores[beam] = {"bleu": score.bleu, "bleu_single": score.bleu_single, "chrf": score.chrf}
+    record = {
+        "setting": vars(args),
+        "model": asdict(config.model) if args.model != "transformer" else asdict(config.transformer),
+        "train": config.train.to_dict(),
+        "parameters": sum(p.numel() for p in translator.model.parameters()),
+        "steps": result.steps,
+        "cpu_seconds": cpu_seconds,
+        "wall_seconds": result.seconds,
+        "val": [(r.step, r.loss) for r in result.val_history],
+        "scores": scores,
+        "signature": score.bleu_signature,
+    }
+    with open(args.out, "w", encoding="utf-8") as out:
+        json.dump(record, out, indent=1)
+    print(json.dumps(record["scores"]), cpu_seconds)
+
+
+if __name__ == "__main__":
+    main()
