@@ -12,7 +12,9 @@ from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, attention_to_words, learn_subwords
 from attnbook.studies.pieces import (
     UnitsComparison,
+    UnitsRun,
     load_comparison,
+    merge_comparisons,
     packaged_comparison,
     real_config,
     run_pieces_experiment,
@@ -160,3 +162,60 @@ def test_recorded_comparison_round_trips(tmp_path):
 def test_sentence_pair_of_pieces_is_a_plain_pair(french_units):
     pair = SentencePair(("▁a",), tuple(french_units.encode("le chat .")))
     assert pair.alignment == ()
+
+
+def _part(seed: int, chapter: bool = True) -> UnitsComparison:
+    def run(units: str) -> UnitsRun:
+        keys = ("bleu", "bleu_single", "chrf", "bleu_lowercased", "bleu_single_lowercased", "chrf_lowercased")
+        scores = {**dict.fromkeys(keys, float(seed)), "n_sentences_unknown": 3}
+        return UnitsRun(units, seed, scores, 1.0, 10, (5,), (2.0,))
+
+    return UnitsComparison(
+        f"python -m attnbook subwords --seeds {seed}",
+        {"date": "x"},
+        {"data": {"subwords": 300}},
+        (run("words"), run("pieces")),
+        10.0 + seed,
+        run("pieces") if chapter else None,
+    )
+
+
+def test_merge_puts_seeds_in_order_and_keeps_the_lowest_seeds_chapter_run():
+    merged = merge_comparisons([_part(2), _part(0), _part(1, chapter=False)], "merged")
+    assert [(r.units, r.seed) for r in merged.runs] == [
+        ("words", 0),
+        ("pieces", 0),
+        ("words", 1),
+        ("pieces", 1),
+        ("words", 2),
+        ("pieces", 2),
+    ]
+    assert merged.chapter_run.seed == 0 and merged.seconds == 12.0 and merged.command == "merged"
+
+
+def test_merge_refuses_a_seed_twice_and_other_configurations():
+    with pytest.raises(ValueError, match="recorded in two parts"):
+        merge_comparisons([_part(0), _part(0)], "x")
+    other = replace(_part(1), config={"data": {"subwords": 500}})
+    with pytest.raises(ValueError, match="different configurations"):
+        merge_comparisons([_part(0), other], "x")
+    with pytest.raises(ValueError, match="nothing to merge"):
+        merge_comparisons([], "x")
+
+
+def test_cli_subwords_merge_writes_one_record(tmp_path, capsys):
+    from attnbook.cli import main
+
+    paths = [save_comparison(_part(s), tmp_path / f"part{s}.json") for s in (0, 1)]
+    assert main(["subwords", "--merge", *map(str, paths), "--save", str(tmp_path / "all.json")]) == 0
+    merged = load_comparison(tmp_path / "all.json")
+    assert [r.seed for r in merged.runs_of("pieces")] == [0, 1]
+
+
+def test_cli_train_subwords_refuses_save_and_the_toy_grammar(capsys):
+    from attnbook.cli import main
+
+    assert main(["train", "--subwords", "300"]) == 2
+    assert "--subwords has no effect on a run on the toy grammar" in capsys.readouterr().err
+    assert main(["train", "--corpus", "tatoeba", "--subwords", "300", "--save", "x.pt"]) == 2
+    assert "--save keeps word-level models only" in capsys.readouterr().err

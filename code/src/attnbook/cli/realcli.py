@@ -45,6 +45,8 @@ from attnbook.studies.pieces import (
     PiecesExperiment,
     compare_units,
     format_comparison,
+    load_comparison,
+    merge_comparisons,
     run_pieces_experiment,
     save_comparison,
 )
@@ -283,6 +285,19 @@ def add_subwords_command(commands: SubCommands) -> None:
         "--subwords", type=positive_int, default=2000, help="pieces per language (default: %(default)s)"
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
+    parser.add_argument(
+        "--epochs", type=positive_int, default=None, help="epochs of every run (default: the default run's 5)"
+    )
+    parser.add_argument(
+        "--beam", type=positive_int, default=None, help="beam of every run (default: the default run's 4)"
+    )
+    parser.add_argument(
+        "--merge",
+        metavar="PART",
+        nargs="+",
+        default=None,
+        help="train nothing: merge comparisons recorded with other seeds (side by side) into one",
+    )
     add_run_options(parser, device="cpu")
     parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
     parser.set_defaults(handler=run_subwords_command)
@@ -292,18 +307,29 @@ def run_subwords_command(args: argparse.Namespace) -> int:
     """Run the comparison, print its table; save it with ``--save``."""
     if args.threads is not None:
         torch.set_num_threads(args.threads)
+    base = RealConfig()
+    if args.epochs is not None:
+        base = replace(base, train=replace(base.train, max_epochs=args.epochs))
+    if args.beam is not None:
+        base = replace(base, beam_size=args.beam)
     try:
-        words = read_corpus(shipped_path())
-        cased = read_corpus(shipped_path(), cased=True)
-        comparison = compare_units(
-            words.pairs,
-            cased.pairs,
-            args.subwords,
-            seeds=args.seeds,
-            device=args.device,
-            progress=args.progress,
-        )
-    except (InputError, ValueError) as error:
+        if args.merge:
+            parts = [load_comparison(path) for path in args.merge]
+            comparison = merge_comparisons(parts, " ; ".join([*(p.command for p in parts), _command_line()]))
+        else:
+            words = read_corpus(shipped_path())
+            cased = read_corpus(shipped_path(), cased=True)
+            comparison = compare_units(
+                words.pairs,
+                cased.pairs,
+                args.subwords,
+                seeds=args.seeds,
+                base=base,
+                device=args.device,
+                progress=args.progress,
+            )
+            comparison = replace(comparison, command=_command_line())
+    except (InputError, ValueError, OSError) as error:
         return _fail(error)
     print(format_comparison(comparison))
     if args.save:
@@ -311,6 +337,10 @@ def run_subwords_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(comparison.to_dict()))
     return 0
+
+
+def _command_line() -> str:
+    return " ".join(["python -m attnbook", *sys.argv[1:]])
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -11,9 +11,14 @@ lower-cased). Unknown-word replacement is for word models only; here the evaluat
 sentences that still contain an unknown piece.
 
 A chapter cannot train six models for five epochs, so the comparison of words and pieces over three seeds
-is recorded once and ships with the package (:func:`packaged_comparison`); record it again with::
+is recorded once and ships with the package (:func:`packaged_comparison`). The shipped record is of the
+chapter's short run (2 epochs, greedy search), one process per seed side by side, then merged::
 
-    python -m attnbook subwords --subwords 2000 --save code/src/attnbook/data/subwords_cpu.json
+    python -m attnbook subwords --subwords 2000 --epochs 2 --beam 1 --seeds 0 --save part0.json  # and 1, 2
+    python -m attnbook subwords --merge part0.json part1.json part2.json \
+        --save code/src/attnbook/data/subwords_cpu.json
+
+Without ``--epochs`` and ``--beam`` it compares the command line's default run (5 epochs, a beam of 4).
 """
 
 from __future__ import annotations
@@ -390,8 +395,9 @@ def compare_units(
 ) -> UnitsComparison:
     """Train the word-level model and the pieces model once per seed, one after the other; score each.
 
-    First it trains the short pieces run the real-sentences chapter trains live (:func:`chapter_pieces_config`,
-    the first seed), so that the chapter can compare its run with the record.
+    It also records the short pieces run the real-sentences chapter trains live (:func:`chapter_pieces_config`,
+    the first seed), so that the chapter can compare its run with the record: the first seed's pieces run
+    when ``base`` is that short run already, else one more run.
 
     Args:
         word_pairs: the corpus as the word-level run reads it (lower-cased).
@@ -406,8 +412,10 @@ def compare_units(
     device = torch.device(device)
     start = time.perf_counter()
     chapter_config = chapter_pieces_config(real_config(subwords, seeds[0], base))
-    chapter = run_pieces_experiment(cased_pairs, chapter_config, device=device, progress=progress)
-    chapter_run = _units_run("pieces", seeds[0], chapter.evaluation.to_dict(), chapter.training)
+    chapter_run = None
+    if chapter_config != real_config(subwords, seeds[0], base):  # else the first seed's run is the chapter's
+        chapter = run_pieces_experiment(cased_pairs, chapter_config, device=device, progress=progress)
+        chapter_run = _units_run("pieces", seeds[0], chapter.evaluation.to_dict(), chapter.training)
     runs = []
     for seed in seeds:
         words = run_real_experiment(word_pairs, real_config(0, seed, base), device=device, progress=progress)
@@ -416,6 +424,8 @@ def compare_units(
             cased_pairs, real_config(subwords, seed, base), device=device, progress=progress
         )
         runs.append(_units_run("pieces", seed, pieces.evaluation.to_dict(), pieces.training))
+        if chapter_run is None:
+            chapter_run = runs[-1]
     config = {
         "data": asdict(replace(base.data, subwords=subwords)),
         "model": asdict(base.model),
@@ -431,6 +441,34 @@ def compare_units(
         runs=tuple(runs),
         seconds=time.perf_counter() - start,
         chapter_run=chapter_run,
+    )
+
+
+def merge_comparisons(parts: Sequence[UnitsComparison], command: str) -> UnitsComparison:
+    """One comparison from several recorded with the same configuration and other seeds (run side by side).
+
+    The runs are put together in seed order; the chapter's run is the one of the lowest seed; the
+    environment is the first part's, and ``seconds`` the longest part's (they ran at the same time).
+
+    Raises:
+        ValueError: no parts, parts of different configurations, or a seed recorded twice.
+    """
+    if not parts:
+        raise ValueError("parts is empty: nothing to merge")
+    if any(p.config != parts[0].config for p in parts):
+        raise ValueError("the parts were recorded with different configurations")
+    runs = sorted((r for p in parts for r in p.runs), key=lambda r: (r.seed, r.units != "words"))
+    keys = [(r.units, r.seed) for r in runs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a seed is recorded in two parts")
+    chapters = [p.chapter_run for p in parts if p.chapter_run is not None]
+    return UnitsComparison(
+        command=command,
+        environment=parts[0].environment,
+        config=parts[0].config,
+        runs=tuple(runs),
+        seconds=max(p.seconds for p in parts),
+        chapter_run=min(chapters, key=lambda r: r.seed) if chapters else None,
     )
 
 
