@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -315,7 +317,7 @@ def run_subwords_command(args: argparse.Namespace) -> int:
     try:
         if args.merge:
             parts = [load_comparison(path) for path in args.merge]
-            comparison = merge_comparisons(parts, " ; ".join([*(p.command for p in parts), _command_line()]))
+            comparison = merge_comparisons(parts, _command_line([p.command for p in parts]))
         else:
             words = read_corpus(shipped_path())
             cased = read_corpus(shipped_path(), cased=True)
@@ -339,8 +341,11 @@ def run_subwords_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _command_line() -> str:
-    return " ".join(["python -m attnbook", *sys.argv[1:]])
+def _command_line(commands: Sequence[str] = ()) -> str:
+    """The command lines that made a record, ``;``-separated, with the folders of the JSON files left out
+    (they name the machine it ran on, not how to run it)."""
+    lines = [*commands, " ".join(["python -m attnbook", *sys.argv[1:]])]
+    return re.sub(r"\S*/([^/\s]+\.json)", r"\1", " ; ".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------------
