@@ -247,6 +247,7 @@ def run_pieces_experiment(
     *,
     device: torch.device | str | None = None,
     progress: bool = False,
+    units: tuple[Subwords, Subwords] | None = None,
 ) -> PiecesExperiment:
     """Split cased ``pairs`` by English sentence, learn pieces on the training split, train, score.
 
@@ -255,6 +256,8 @@ def run_pieces_experiment(
         config: the run; ``config.data.subwords`` is the number of pieces per language (at least 4).
         device: where to train; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
         progress: show the training progress bar.
+        units: the English and French pieces, already learnt from this split's training pairs with
+            ``config.data.subwords`` pieces each (``None``: learn them here).
 
     Raises:
         ValueError: ``config.data.subwords`` is 0 (a word-level run), ``pairs`` is empty, or the
@@ -273,8 +276,16 @@ def run_pieces_experiment(
         seed=data.split_seed,
         key=lowered_source,
     )
-    source_units = learn_subwords((p.source for p in split.train), data.subwords)
-    target_units = learn_subwords((p.target for p in split.train), data.subwords)
+    if units is None:
+        source_units = learn_subwords((p.source for p in split.train), data.subwords)
+        target_units = learn_subwords((p.target for p in split.train), data.subwords)
+    else:
+        source_units, target_units = units
+        if (len(source_units), len(target_units)) != (data.subwords, data.subwords):
+            raise ValueError(
+                f"units has {len(source_units)} and {len(target_units)} pieces; config.data.subwords "
+                f"asks for {data.subwords}"
+            )
     train_pairs = piece_pairs(split.train, source_units, target_units)
     val_pairs = piece_pairs(split.val, source_units, target_units)
     src_vocab, tgt_vocab = Vocab(source_units.pieces), Vocab(target_units.pieces)  # <unk> is a special
