@@ -124,6 +124,7 @@ def test_module_runs_as_a_program():
         ["train"],
         ["train", "--corpus", "tatoeba"],
         ["bottleneck"],
+        ["subwords"],
         ["bench"],
         ["evaluate", "--checkpoint", "m.pt", "--corpus-file", "pairs.txt"],
         ["translate", "--checkpoint", "m.pt", "Go."],

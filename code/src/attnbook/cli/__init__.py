@@ -1,4 +1,4 @@
-"""The command line, ``python -m attnbook``: ``train``, ``evaluate``, ``translate``, ``bottleneck``, ``bench``."""
+"""The command line, ``python -m attnbook``: ``train``, ``evaluate``, ``translate``, ``bottleneck``, ``subwords``, ``bench``."""
 
 from attnbook.cli.main import (
     build_parser,

@@ -1,7 +1,8 @@
 """The package's command line: ``train`` trains chapter 6's model (or, with ``--corpus``, a model of real
 sentences) and prints its metrics; ``evaluate`` and ``translate`` use a saved model (see
 :mod:`attnbook.cli.realcli`); ``bottleneck`` trains chapter 6's models until they stop, over several seeds
-(see :mod:`attnbook.studies.bottleneck`); ``bench`` measures the cost of attention (the appendix).
+(see :mod:`attnbook.studies.bottleneck`); ``subwords`` compares words and subword pieces on real sentences
+(see :mod:`attnbook.studies.pieces`); ``bench`` measures the cost of attention (the appendix).
 
 Examples::
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     realcli.add_evaluate_command(commands)
     realcli.add_translate_command(commands)
     realcli.add_compare_command(commands)
+    realcli.add_subwords_command(commands)
     return parser
 
 

@@ -5,6 +5,8 @@ Examples::
     python -m attnbook train --corpus tatoeba --save model.pt --json    # the shipped Tatoeba pairs
     python -m attnbook train --corpus-file eng-fra.txt --save model.pt  # any file, 2 or 3 columns
     python -m attnbook train --corpus tatoeba --model transformer --save tf.pt  # chapter 8's Transformer
+    python -m attnbook train --corpus tatoeba --subwords 2000 --json    # over 2,000 pieces per language
+    python -m attnbook subwords --subwords 2000 --save record.json      # words vs pieces, three seeds
     python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
     python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
     python -m attnbook translate "I am cold."   # the model the book ships, as in the page
@@ -19,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -41,6 +45,15 @@ from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies import realcompare
 from attnbook.studies.experiment import ExperimentConfig
+from attnbook.studies.pieces import (
+    PiecesExperiment,
+    compare_units,
+    format_units_comparison,
+    load_units_comparison,
+    merge_units_comparisons,
+    run_pieces_experiment,
+    save_units_comparison,
+)
 from attnbook.studies.realdata import (
     UNK,
     RealConfig,
@@ -72,8 +85,9 @@ def _fail(error: Exception) -> int:
 # Reading corpora and checkpoints, with errors a person can act on
 
 
-def read_corpus(path: str | Path, *, max_len: int | None = None) -> Corpus:
-    """Load a corpus file in either layout; refuse one with no usable pair.
+def read_corpus(path: str | Path, *, max_len: int | None = None, cased: bool = False) -> Corpus:
+    """Load a corpus file in either layout (lower-cased, or with ``cased=True`` as written); refuse one
+    with no usable pair.
 
     Raises:
         InputError: the file is missing, is not UTF-8 (the message gives the byte offset), or has no
@@ -83,7 +97,7 @@ def read_corpus(path: str | Path, *, max_len: int | None = None) -> Corpus:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        corpus = load_tatoeba(path, max_len=max_len)
+        corpus = load_tatoeba(path, max_len=max_len, cased=cased)
     except ValueError as error:  # CorpusEncodingError names the file and the byte offset
         raise InputError(str(error)) from None
     if not corpus.pairs:
@@ -205,6 +219,12 @@ def run_train_corpus(args: argparse.Namespace) -> int:
         if args.threads is not None:
             torch.set_num_threads(args.threads)
         config = real_config_from_args(args, len(corpus.pairs))
+        if config.data.subwords:
+            if args.save:
+                raise InputError("--save keeps word-level models only; leave it out with --subwords")
+            cased = read_corpus(path, cased=True)
+            pieces = run_pieces_experiment(cased.pairs, config, device=args.device, progress=args.progress)
+            return report_pieces(pieces, args)
         experiment = run_real_experiment(corpus.pairs, config, device=args.device, progress=args.progress)
     except (InputError, ValueError) as error:  # ValueError: too few English sentences to split
         return _fail(error)
@@ -231,6 +251,110 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     return 0
+
+
+def report_pieces(experiment: PiecesExperiment, args: argparse.Namespace) -> int:
+    """Print a pieces run's summary: the scores on cased text and on lower-cased text, each with its
+    signature (JSON last with ``--json``)."""
+    summary = experiment.to_dict()
+    summary["corpus"] = args.corpus or str(args.corpus_file)
+    evaluation = experiment.evaluation
+    print(
+        f"{summary['subwords']:,} pieces per language, attention {experiment.config.model.attention} on "
+        f"{summary['device']}: {summary['n_train']} training pairs, {summary['train_steps']} steps in "
+        f"{summary['train_seconds']:.1f} s"
+    )
+    print(
+        f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on; "
+        f"{summary['n_sentences_unknown']} of them with an unknown piece"
+    )
+    for name, report in (("cased", evaluation.cased), ("lower-cased", evaluation.lowercased)):
+        print(
+            f"{name:<12} BLEU {report['bleu']:.1f} (every reference), {report['bleu_single']:.1f} (first "
+            f"reference only), chrF {report['chrf']:.1f}   {report['bleu_signature']}"
+        )
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# subwords: the recorded comparison of words and pieces
+
+
+def add_subwords_command(commands: SubCommands) -> None:
+    """Register ``subwords``: the word-level model and the pieces model, once per seed (the record the
+    real-sentences chapter shows)."""
+    parser = commands.add_parser(
+        "subwords",
+        help="train the default real-sentence run over words and over pieces, once per seed",
+        description="Train the default 'train --corpus tatoeba' run over whole words and over subword "
+        "pieces, once per seed, one after the other, and print their held-out BLEU (every reference and "
+        "the first one), chrF and training seconds. Three seeds take about 15 minutes on 2 CPU cores.",
+    )
+    parser.add_argument(
+        "--subwords", type=positive_int, default=2000, help="pieces per language (default: %(default)s)"
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
+    parser.add_argument(
+        "--epochs", type=positive_int, default=None, help="epochs of every run (default: the default run's 5)"
+    )
+    parser.add_argument(
+        "--beam", type=positive_int, default=None, help="beam of every run (default: the default run's 4)"
+    )
+    parser.add_argument(
+        "--merge",
+        metavar="PART",
+        nargs="+",
+        default=None,
+        help="train nothing: merge comparisons recorded with other seeds (side by side) into one",
+    )
+    add_run_options(parser, device="cpu")
+    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    parser.set_defaults(handler=run_subwords_command)
+
+
+def run_subwords_command(args: argparse.Namespace) -> int:
+    """Run the comparison, print its table; save it with ``--save``."""
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    base = RealConfig()
+    if args.epochs is not None:
+        base = replace(base, train=replace(base.train, max_epochs=args.epochs))
+    if args.beam is not None:
+        base = replace(base, beam_size=args.beam)
+    try:
+        if args.merge:
+            parts = [load_units_comparison(path) for path in args.merge]
+            comparison = merge_units_comparisons(parts, _command_line([p.command for p in parts]))
+        else:
+            words = read_corpus(shipped_path())
+            cased = read_corpus(shipped_path(), cased=True)
+            comparison = compare_units(
+                words.pairs,
+                cased.pairs,
+                args.subwords,
+                seeds=args.seeds,
+                base=base,
+                device=args.device,
+                progress=args.progress,
+            )
+            comparison = replace(comparison, command=_command_line())
+    except (InputError, ValueError, OSError) as error:
+        return _fail(error)
+    print(format_units_comparison(comparison))
+    if args.save:
+        print(f"saved to {save_units_comparison(comparison, args.save)}")
+    if args.json:
+        print(json.dumps(comparison.to_dict()))
+    return 0
+
+
+def _command_line(commands: Sequence[str] = ()) -> str:
+    """The command lines that made a record, ``;``-separated, with the folders of the JSON files left out
+    (they name the machine it ran on, not how to run it)."""
+    lines = [*commands, " ".join(["python -m attnbook", *sys.argv[1:]])]
+    return re.sub(r"\S*/([^/\s]+\.json)", r"\1", " ; ".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------------

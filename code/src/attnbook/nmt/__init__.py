@@ -94,6 +94,7 @@ from attnbook.nmt.seq2seq import (
     Seq2SeqConfig,
     check_model_choices,
 )
+from attnbook.nmt.subwords import SUBWORD_UNK, WORD_START, Subwords, attention_to_words, learn_subwords
 from attnbook.nmt.training import (
     LossRecord,
     Schedule,
@@ -137,9 +138,11 @@ __all__ = [
     "MODEL_KINDS",
     "SHIPPED_TRANSLATOR",
     "SPECIALS",
+    "SUBWORD_UNK",
     "TATOEBA_ATTRIBUTION",
     "TATOEBA_URL",
     "TUTORIAL_PREFIXES",
+    "WORD_START",
     "AlignmentResult",
     "AlignmentScores",
     "BahdanauDecoder",
@@ -168,6 +171,7 @@ __all__ = [
     "Seq2Seq",
     "Seq2SeqConfig",
     "StepDecoder",
+    "Subwords",
     "ToyGrammar",
     "TrainConfig",
     "TrainResult",
@@ -190,6 +194,7 @@ __all__ = [
     "alignment_scores",
     "argmax_links",
     "attention_scores",
+    "attention_to_words",
     "beam_search",
     "check_model_choices",
     "decode_stepwise",
@@ -202,6 +207,7 @@ __all__ = [
     "greedy_decode",
     "head_alignment_accuracy",
     "iterate_batches",
+    "learn_subwords",
     "length_bucket",
     "load_tatoeba",
     "make_batch",

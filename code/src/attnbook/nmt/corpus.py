@@ -5,8 +5,8 @@ Each line is ``English<TAB>French`` optionally followed by ``<TAB>attribution``:
 
     Go.	Va !	CC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250 (Wittydev)
 
-The loader normalises each side (Unicode NFC, lower case, typographic apostrophes and non-breaking
-spaces made plain), splits it into word and punctuation tokens (French elisions such as ``j'ai`` become
+The loader normalises each side (Unicode NFC, lower case unless ``cased=True``, typographic apostrophes
+and non-breaking spaces made plain), splits it into word and punctuation tokens (French elisions such as ``j'ai`` become
 ``j'`` ``ai``), and validates every line: a malformed one is reported with its line number, never
 silently dropped; a file that is not UTF-8 is refused with the byte offset of the first bad byte. The
 package ships 18,065 real pairs (:func:`shipped_path`; Tatoeba Project, CC-BY 2.0 France, as distributed
@@ -55,26 +55,33 @@ TUTORIAL_PREFIXES = (
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
 _ENGLISH_TOKEN = re.compile(r"\w+(?:'\w+)*|[^\w\s]")  # keeps "don't" and "i'm" whole
-_FRENCH_TOKEN = re.compile(r"aujourd'hui|\w+'|\w+|[^\w\s]")  # splits elisions: "j'ai" -> "j'" "ai"
+_FRENCH_TOKEN = re.compile(r"aujourd'hui|\w+'|\w+|[^\w\s]", re.IGNORECASE)  # "j'ai" -> "j'" "ai"
 
 
-def normalize(text: str) -> str:
-    """Lower-case ``text`` and make its Unicode, apostrophes and spaces uniform (accents are kept)."""
-    text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES).lower()
-    return _SPACES.sub(" ", text).strip()
+def normalize(text: str, *, cased: bool = False) -> str:
+    """Make the Unicode, apostrophes and spaces of ``text`` uniform and lower-case it (accents are kept).
+
+    With ``cased=True`` the case is kept: ``normalize("Tom’s", cased=True)`` is ``"Tom's"``.
+    """
+    text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES)
+    return _SPACES.sub(" ", text if cased else text.lower()).strip()
 
 
-def tokenize_english(text: str) -> list[str]:
-    """Split normalised English into words and punctuation: ``"i'm here."`` -> ``["i'm", "here", "."]``."""
-    return _ENGLISH_TOKEN.findall(normalize(text))
+def tokenize_english(text: str, *, cased: bool = False) -> list[str]:
+    """Split normalised English into words and punctuation: ``"i'm here."`` -> ``["i'm", "here", "."]``.
+
+    ``cased=True`` keeps the case; the words are the same, lower-cased or not.
+    """
+    return _ENGLISH_TOKEN.findall(normalize(text, cased=cased))
 
 
-def tokenize_french(text: str) -> list[str]:
+def tokenize_french(text: str, *, cased: bool = False) -> list[str]:
     """Split normalised French into words, elided articles and punctuation.
 
-    ``"j'ai faim !"`` -> ``["j'", "ai", "faim", "!"]``.
+    ``"j'ai faim !"`` -> ``["j'", "ai", "faim", "!"]``; ``cased=True`` keeps the case
+    (``"J'ai"`` -> ``["J'", "ai"]``).
     """
-    return _FRENCH_TOKEN.findall(normalize(text))
+    return _FRENCH_TOKEN.findall(normalize(text, cased=cased))
 
 
 @dataclass(frozen=True)
@@ -135,6 +142,7 @@ def parse_tatoeba_lines(
     *,
     max_len: int | None = None,
     english_prefixes: tuple[str, ...] | None = None,
+    cased: bool = False,
 ) -> Corpus:
     """Parse and validate Tatoeba lines (``English<TAB>French[<TAB>attribution]``).
 
@@ -147,6 +155,8 @@ def parse_tatoeba_lines(
             ``n_too_long``); ``None`` keeps all.
         english_prefixes: keep only pairs whose normalised English starts with one of these (the
             PyTorch tutorial keeps ``"i am"``, ``"he is"``, ...); ``None`` keeps all.
+        cased: keep the case of the text (for subword units, which can learn it). The pairs kept, their
+            order and their tokens lower-cased are the same as without it.
 
     Returns:
         A :class:`Corpus`.
@@ -167,7 +177,8 @@ def parse_tatoeba_lines(
                 MalformedLine(number, f"expected 2 or 3 tab-separated fields, found {len(fields)}", shown)
             )
             continue
-        english, french = tokenize_english(fields[0]), tokenize_french(fields[1])
+        english = tokenize_english(fields[0], cased=cased)
+        french = tokenize_french(fields[1], cased=cased)
         if not any(t[0].isalnum() for t in english):
             corpus.malformed.append(MalformedLine(number, "the English sentence is empty", shown))
             continue
@@ -192,6 +203,7 @@ def load_tatoeba(
     max_len: int | None = None,
     english_prefixes: tuple[str, ...] | None = None,
     strict: bool = False,
+    cased: bool = False,
 ) -> Corpus:
     """Read a Tatoeba English-French file (UTF-8) into tokenised sentence pairs.
 
@@ -201,6 +213,7 @@ def load_tatoeba(
         english_prefixes: see :func:`parse_tatoeba_lines`.
         strict: raise on the first file with malformed lines instead of reporting them in
             :attr:`Corpus.malformed`.
+        cased: keep the case (see :func:`parse_tatoeba_lines`).
 
     Raises:
         FileNotFoundError: there is no file at ``path``.
@@ -215,7 +228,7 @@ def load_tatoeba(
         raise CorpusEncodingError(str(path), error, payload.count(b"\n", 0, error.start) + 1) from None
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     lines = io.StringIO(text, newline=None)  # universal newlines, as reading a text file does
-    corpus = parse_tatoeba_lines(lines, max_len=max_len, english_prefixes=english_prefixes)
+    corpus = parse_tatoeba_lines(lines, max_len=max_len, english_prefixes=english_prefixes, cased=cased)
     if strict and corpus.malformed:
         raise CorpusFormatError(str(path), corpus.malformed)
     return corpus

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +65,12 @@ class EnglishSplit:
 
 
 def split_by_english(
-    pairs: Sequence[SentencePair], *, test_fraction: float = 0.1, val_fraction: float = 0.05, seed: int = 0
+    pairs: Sequence[SentencePair],
+    *,
+    test_fraction: float = 0.1,
+    val_fraction: float = 0.05,
+    seed: int = 0,
+    key: Callable[[SentencePair], Hashable] | None = None,
 ) -> EnglishSplit:
     """Split ``pairs`` by English sentence: all translations of one sentence land in the same split.
 
@@ -76,6 +81,8 @@ def split_by_english(
         pairs: the corpus.
         test_fraction, val_fraction: the shares of English sentences held out for testing and validation.
         seed: the seed of the shuffle.
+        key: what counts as the same English sentence (default: the source tokens). Cased pairs split
+            with ``key=lowered_source`` land where their lower-cased pairs would.
 
     Raises:
         ValueError: a fraction is outside ``[0, 1)``, they add up to 1 or more, or there are too few
@@ -86,7 +93,8 @@ def split_by_english(
             raise ValueError(f"{name} must be in [0, 1), got {value}")
     if test_fraction + val_fraction >= 1.0:
         raise ValueError(f"test_fraction + val_fraction must be below 1, got {test_fraction + val_fraction}")
-    english = list(dict.fromkeys(p.source for p in pairs))  # distinct, in first-seen order
+    key = key or _source
+    english = list(dict.fromkeys(key(p) for p in pairs))  # distinct, in first-seen order
     random.Random(seed).shuffle(english)
     n_test = max(1, round(test_fraction * len(english))) if test_fraction else 0
     n_val = max(1, round(val_fraction * len(english))) if val_fraction else 0
@@ -99,8 +107,21 @@ def split_by_english(
     where.update({s: "val" for s in english[n_test : n_test + n_val]})
     parts: dict[str, list[SentencePair]] = {"train": [], "val": [], "test": []}
     for pair in pairs:
-        parts[where.get(pair.source, "train")].append(pair)
+        parts[where.get(key(pair), "train")].append(pair)
     return EnglishSplit(**parts)
+
+
+def _source(pair: SentencePair) -> tuple[str, ...]:
+    return pair.source
+
+
+def lowered_source(pair: SentencePair) -> tuple[str, ...]:
+    """The source tokens of ``pair``, lower-cased: the English sentence as the word-level loader reads it.
+
+    >>> lowered_source(SentencePair(("Tom", "left", "."), ("Tom", "est", "parti", ".")))
+    ('tom', 'left', '.')
+    """
+    return tuple(token.lower() for token in pair.source)
 
 
 def group_references(
@@ -441,6 +462,8 @@ class RealDataConfig:
         test_fraction, val_fraction, split_seed: see :func:`split_by_english`.
         max_src_len: the longest English sentence, in tokens, the model accepts (raised to the corpus's
             longest if that is longer).
+        subwords: 0 for a vocabulary of whole words; else the number of subword units learnt for each
+            language, on the cased training sentences (:func:`~attnbook.studies.pieces.run_pieces_experiment`).
     """
 
     min_count: int = field(default=2, metadata={"minimum": 1})
@@ -448,6 +471,7 @@ class RealDataConfig:
     val_fraction: float = field(default=0.05, metadata={"minimum": 0.0})
     split_seed: int = 0
     max_src_len: int = field(default=25, metadata={"minimum": 1})
+    subwords: int = field(default=0, metadata={"minimum": 0})
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -543,6 +567,11 @@ def run_real_experiment(
         ValueError: ``pairs`` is empty or has too few distinct English sentences to split.
     """
     config = config or RealConfig()
+    if config.data.subwords:
+        raise ValueError(
+            f"config.data.subwords is {config.data.subwords}: a run over pieces is "
+            "attnbook.studies.run_pieces_experiment, on cased pairs"
+        )
     if not pairs:
         raise ValueError("the corpus has no sentence pairs: nothing to train on")
     device = torch.device(device) if device is not None else get_device()
