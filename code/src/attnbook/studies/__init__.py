@@ -66,11 +66,22 @@ from attnbook.studies.running_example import (
     RunningExampleConfig,
     running_example,
 )
+from attnbook.studies.shipped import (
+    GRAMMAR_CONFIG,
+    GRAMMAR_NAME,
+    SHIPPED_RUN,
+    retrain_shipped_start,
+    train_grammar_translator,
+    write_grammar_translator,
+)
 
 __all__ = [
+    "GRAMMAR_CONFIG",
+    "GRAMMAR_NAME",
     "MODEL_KIND_NAMES",
     "PACKAGED_STUDY",
     "RUNNING_PAIR",
+    "SHIPPED_RUN",
     "SOS_ID",
     "STUDY_TRAIN",
     "SUMMARIES",
@@ -111,6 +122,7 @@ __all__ = [
     "packaged_study",
     "paired_bootstrap",
     "replace_unknown",
+    "retrain_shipped_start",
     "retrain_start",
     "run_experiment",
     "run_real_experiment",
@@ -123,4 +135,6 @@ __all__ = [
     "study_config",
     "study_models",
     "train_and_score",
+    "train_grammar_translator",
+    "write_grammar_translator",
 ]
