@@ -357,3 +357,17 @@ def test_a_run_trained_side_by_side_calls_its_own_validation_hook(toy_splits, ti
     results = train_side_by_side(runs)
     for k, result in enumerate(results):
         assert seen[k] == [(r.step, r.loss) for r in result.val_history] and [s for s, _ in seen[k]] == [2, 3]
+
+
+def test_a_validation_hook_that_returns_true_ends_training_after_that_step(toy_splits, tiny_translator):
+    config = TrainConfig(max_epochs=2, batch_size=32, eval_every=3, patience=100)
+    result = train(
+        tiny_translator(),
+        toy_splits.train[:96],
+        toy_splits.val,
+        config,
+        progress=False,
+        on_validation=lambda step, record: step >= 6,
+    )
+    assert result.steps == 6 and result.stopped_early
+    assert [r.step for r in result.val_history] == [3, 6]

@@ -54,7 +54,9 @@ def test_the_box_loads_the_grammar_model_only_on_focus(chapter):
     assert not chapter.errors and not chapter.external
 
 
-def test_grammar_sentences_translate_as_pytorch_with_the_true_alignment_beside(chapter, grammar_model, capsys):
+def test_grammar_sentences_translate_as_pytorch_with_the_true_alignment_beside(
+    chapter, grammar_model, capsys
+):
     translator, pairs = grammar_model
     agree = 0
     for pair in pairs:
@@ -66,8 +68,12 @@ def test_grammar_sentences_translate_as_pytorch_with_the_true_alignment_beside(c
             agree += 1
         else:  # a disagreement must be a near tie between two words (float64 page, float32 torch)
             k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
-            margin = first_step_margin(translator.model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
-            assert margin < 1e-5, f"{pair.source}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
+            margin = first_step_margin(
+                translator.model, src, expected_ids[:k], shown["ids"][k], expected_ids[k]
+            )
+            assert margin < 1e-5, (
+                f"{pair.source}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
+            )
         root = chapter.tab.query_selector(".attn-translator")
         assert root.get_attribute("data-grammar") == "yes"
         assert sorted(map(tuple, json.loads(root.get_attribute("data-truth")))) == sorted(pair.links())

@@ -523,7 +523,7 @@
 
     // checkpoint_slider: one matrix per snapshot taken during training, with that snapshot's measures.
     function checkpoints() {
-      const notes = element("div", "aw-readout aw-notes");
+      const notes = element("div", "aw-notes");
       notes.setAttribute("aria-live", "polite");
       const holder = element("div", "aw-frame");
       const frameSlider = slider(data.steps.length, "training step", (i) => go(i));
@@ -538,7 +538,8 @@
           field.append(element("span", "aw-key", key), element("span", "aw-value", value));
           notes.append(field);
         }
-        const child = element("div", "attention-widget");
+        // the frame's matrix, drawn by this script as a widget of its own (not counted as one)
+        const child = element("div", "aw-checkpoint");
         child.dataset.kind = "matrix";
         const json = element("script", "aw-data");
         json.type = "application/json";

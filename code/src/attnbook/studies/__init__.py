@@ -69,7 +69,6 @@ from attnbook.studies.running_example import (
 from attnbook.studies.shipped import (
     GRAMMAR_CONFIG,
     GRAMMAR_NAME,
-    SHIPPED_RUN,
     retrain_shipped_start,
     train_grammar_translator,
     write_grammar_translator,
@@ -81,7 +80,6 @@ __all__ = [
     "MODEL_KIND_NAMES",
     "PACKAGED_STUDY",
     "RUNNING_PAIR",
-    "SHIPPED_RUN",
     "SOS_ID",
     "STUDY_TRAIN",
     "SUMMARIES",

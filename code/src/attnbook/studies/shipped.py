@@ -8,11 +8,9 @@
 
       python -c "from attnbook.studies import write_grammar_translator as w; w('translator-grammar.js')"
 
-- :data:`SHIPPED_RUN`: the record of the run that made the shipped Tatoeba translator (``python -m
-  attnbook train --corpus tatoeba``, run again with its losses kept): the command, the environment, the
-  training and validation losses, and how the weights it ends with compare with the shipped file's.
-- :func:`retrain_shipped_start`: that run's first steps, trained again on the CPU; a test compares
-  their losses with the record's.
+- :func:`retrain_shipped_start`: the first steps of the run that made the shipped Tatoeba translator
+  (``python -m attnbook train --corpus tatoeba``), trained again on the CPU, with the same split, first
+  weights, batch order and learning rates.
 """
 
 from __future__ import annotations
@@ -33,9 +31,6 @@ from attnbook.nmt.training import LossRecord, TrainConfig, TrainResult, train
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig, build_translator
 from attnbook.studies.realdata import RealConfig, split_by_english
-
-SHIPPED_RUN = "translator-tatoeba-run.json"
-"""The record, in the package's ``data`` folder, of the run that made the shipped Tatoeba translator."""
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
 """Chapter 6's run on a CPU: the grammar's default splits and model, four epochs."""
@@ -99,8 +94,8 @@ def retrain_shipped_start(steps: int, config: RealConfig | None = None) -> Train
     The split, the vocabularies, the first weights, the batch order and the learning rate of every step
     are those of the whole run (the rate decays over the whole run's planned steps); a validation on a
     few pairs after step ``steps`` ends the run early (a validation changes nothing the training depends
-    on). So the training losses logged every ``log_every`` steps should match the ones recorded for the
-    shipped translator (:data:`SHIPPED_RUN`), up to the rounding of another CPU or thread count.
+    on). So the training losses logged every ``log_every`` steps are those of the whole run's first
+    steps, up to the rounding of another CPU or thread count.
 
     Raises:
         ValueError: ``steps`` is below 1.
