@@ -310,3 +310,64 @@ def test_schedule_from_config_takes_the_training_rules_of_the_config():
     assert (schedule.lr, schedule.planned_steps, schedule.patience) == (0.02, 40, 5)
     assert (schedule.min_delta, schedule.lr_drops, schedule.decay) == (0.01, 3, True)
     assert Schedule.from_config(TrainConfig(lr_decay=None), planned_steps=40).decay is False
+
+
+def test_the_validation_hook_sees_every_validation_and_snapshots_leave_the_run_unchanged(
+    toy_splits, tiny_translator
+):
+    from attnbook.nmt import AttentionSnapshots
+
+    config = TrainConfig(max_epochs=2, batch_size=32, eval_every=3)
+    plain = tiny_translator(seed=7)
+    plain_result = train(plain, toy_splits.train[:96], toy_splits.val, config, progress=False)
+    watched = tiny_translator(seed=7)
+    pair = toy_splits.test[0]
+    snapshots = AttentionSnapshots(watched, pair)
+    seen = []
+
+    def hook(step, record):
+        seen.append((step, record))
+        snapshots(step, record)
+
+    result = train(watched, toy_splits.train[:96], toy_splits.val, config, progress=False, on_validation=hook)
+    assert seen == [(r.step, r) for r in result.val_history]
+    assert snapshots.steps == [r.step for r in plain_result.val_history] == [3, 6]
+    assert snapshots.val_losses == [r.loss for r in plain_result.val_history]
+    assert all(w.shape == (len(pair.target) + 1, len(pair.source) + 1) for w in snapshots.weights)
+    torch.testing.assert_close(snapshots.weights[0].sum(-1), torch.ones(len(pair.target) + 1))
+    assert not torch.equal(snapshots.weights[0], snapshots.weights[-1])  # the attention moved as it trained
+    assert snapshots.seconds > 0
+    for name, value in plain.model.state_dict().items():
+        torch.testing.assert_close(watched.model.state_dict()[name], value, rtol=0, atol=0)
+
+
+def test_a_run_trained_side_by_side_calls_its_own_validation_hook(toy_splits, tiny_translator):
+    config = TrainConfig(max_epochs=1, batch_size=32, eval_every=2)
+    seen = {0: [], 1: []}
+    runs = [
+        TrainingRun(
+            tiny_translator(seed=k),
+            toy_splits.train[:96],
+            toy_splits.val,
+            config,
+            on_validation=lambda step, record, k=k: seen[k].append((step, record.loss)),
+        )
+        for k in (0, 1)
+    ]
+    results = train_side_by_side(runs)
+    for k, result in enumerate(results):
+        assert seen[k] == [(r.step, r.loss) for r in result.val_history] and [s for s, _ in seen[k]] == [2, 3]
+
+
+def test_a_validation_hook_that_returns_true_ends_training_after_that_step(toy_splits, tiny_translator):
+    config = TrainConfig(max_epochs=4, batch_size=32, eval_every=3, patience=100)  # 12 steps planned
+    result = train(
+        tiny_translator(),
+        toy_splits.train[:96],
+        toy_splits.val,
+        config,
+        progress=False,
+        on_validation=lambda step, record: step >= 6,
+    )
+    assert result.steps == 6 and result.stopped_early
+    assert [r.step for r in result.val_history] == [3, 6]

@@ -22,6 +22,7 @@ from attnbook.book.widgets import (
     TranslationExample,
     Widget,
     attention_widget,
+    checkpoint_slider,
     curve_slider,
     decoder_stepper,
     translator_widget,
@@ -85,6 +86,14 @@ def every_widget() -> list[Widget]:
         weights_slider(weights_matrix(2, (6, 5)), SRC, [10, 1, 0.3, 0.1, 0.03, 0.01]),
         curve_slider(
             grid, np.sin(grid)[None] * np.arange(1, 4)[:, None], [0.1, 0.2, 0.3], points=([1, 2], [0, 1])
+        ),
+        checkpoint_slider(
+            torch.stack([weights, weights_matrix(1), weights_matrix(2)]),
+            SRC,
+            TGT[:4],
+            [0, 10, 20],
+            measures=[{"validation loss": "2.0"}, {"validation loss": "1.0"}, {"validation loss": "0.5"}],
+            links=[(0, 0), (1, 1)],
         ),
     ]
 
@@ -278,3 +287,20 @@ def test_translator_png_shows_the_example_or_a_note():
 def test_translator_widget_bad_arguments_give_a_clear_error(arguments, message):
     with pytest.raises(ValueError, match=message):
         translator_widget(**arguments)
+
+
+def test_checkpoint_slider_holds_one_frame_per_step_and_refuses_shapes_that_disagree():
+    frames = torch.stack([weights_matrix(seed) for seed in range(3)])
+    widget = checkpoint_slider(
+        frames, SRC, TGT[:4], [0, 5, 10], measures=[{"AER": "0.5"}] * 3, links=[(0, 1)]
+    )
+    data = widget.data
+    assert data["steps"] == [0, 5, 10] and data["links"] == [[0, 1]] and data["fields"][2] == [["AER", "0.5"]]
+    assert np.array(data["weights"]).shape == (3, 4, len(SRC))
+    assert widget.png.startswith(b"\x89PNG")
+    with pytest.raises(ValueError, match="steps has 2 entries but weights has 3 frames"):
+        checkpoint_slider(frames, SRC, TGT[:4], [0, 5])
+    with pytest.raises(ValueError, match="measures has 1 entries"):
+        checkpoint_slider(frames, SRC, TGT[:4], [0, 5, 10], measures=[{}])
+    with pytest.raises(ValueError, match="links must lie inside the 4 x"):
+        checkpoint_slider(frames, SRC, TGT[:4], [0, 5, 10], links=[(4, 0)])

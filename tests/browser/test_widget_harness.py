@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 from test_widgets import USE, WidgetPage
 
-from attnbook.book import DecoderRun, attention_widget, curve_slider, decoder_stepper, weights_slider
+from attnbook.book import (
+    DecoderRun,
+    attention_widget,
+    checkpoint_slider,
+    curve_slider,
+    decoder_stepper,
+    weights_slider,
+)
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>widgets</title></head>
@@ -49,6 +56,18 @@ def harness_widgets() -> list:
             points=(grid[::4], np.sin(6 * grid[::4])),
             reference=np.sin(6 * grid),
             name="harness curve",
+        ),
+        checkpoint_slider(
+            np.stack([rows(5, 4) for _ in range(3)]),
+            src,
+            tgt,
+            [0, 50, 100],
+            measures=[
+                {"validation loss": f"{loss:.3f}", "AER": f"{aer:.3f}"}
+                for loss, aer in ((4.1, 0.8), (1.2, 0.4), (0.1, 0.2))
+            ],
+            links=[(0, 0), (1, 1), (2, 2), (3, 2)],
+            name="harness checkpoints",
         ),
     ]
 

@@ -20,14 +20,16 @@ from book_config import REPO_ROOT, chapter_pages
 CHAPTERS = chapter_pages()
 WIDGET_SHOTS = SCREENSHOT_DIR / "widgets"
 # A widget is the displayed value of a cell: its last statement calls one of these functions.
-WIDGET_CALL = re.compile(r"^(attention_widget|decoder_stepper|weights_slider|curve_slider)\(", re.MULTILINE)
+WIDGET_CALL = re.compile(
+    r"^(attention_widget|decoder_stepper|weights_slider|curve_slider|checkpoint_slider)\(", re.MULTILINE
+)
 # The chapters that must have widgets, by the number their file name starts with, and which kinds.
 REQUIRED_KINDS = {
     "01": {"matrix"},
     "02": {"matrix", "stepper"},
     "03": {"matrix"},
     "04": {"slider", "curve"},
-    "06": {"matrix", "stepper"},
+    "06": {"matrix", "stepper", "checkpoints"},
     "07": {"matrix"},
 }
 
@@ -243,7 +245,48 @@ def use_curve(page: WidgetPage, root) -> None:
     assert shown["fields"][data["yLabel"]] == f3(data["curves"][frame - 1][index + 1])
 
 
-USE = {"matrix": use_matrix, "stepper": use_stepper, "slider": use_slider, "curve": use_curve}
+NOTES_JS = """(root) => Object.fromEntries([...root.querySelectorAll('.aw-notes .aw-field')].map(
+  (f) => [f.dataset.field, f.querySelector('.aw-value').textContent]))"""
+
+
+def use_checkpoints(page: WidgetPage, root) -> None:
+    # the widget's own data (each frame's matrix holds data of its own, deeper in the widget)
+    data = json.loads(root.evaluate("(r) => r.querySelector(':scope > script.aw-data').textContent"))
+    slider = root.query_selector("input[type=range]")
+    slider.focus()
+    assert page.read(root)["step"] == 0
+    page.tab.keyboard.press("End")
+    last = len(data["steps"]) - 1
+    shown = page.read(root)
+    assert shown["step"] == last
+    assert shown["stepText"] == f"step {data['steps'][last]} (snapshot {last + 1} of {len(data['steps'])})"
+    assert root.evaluate(NOTES_JS) == dict(data["fields"][last])
+    # the frame's matrix: hover a cell, read its weight and whether the grammar links it
+    weights = data["weights"][last]
+    row = len(weights) // 2
+    col = max(range(len(weights[row])), key=weights[row].__getitem__)
+    root.query_selector(f".aw-cell[data-row='{row}'][data-col='{col}']").hover()
+    fields = page.read(root)["fields"]
+    assert fields["weight"] == f3(weights[row][col])
+    links = {tuple(link) for link in data["links"] or []}
+    if data["links"] is not None:
+        assert fields["true link"] == ("yes" if (row, col) in links else "no")
+    outlined = root.query_selector_all(".aw-cell.aw-link")
+    assert len(outlined) == len(links)
+    page.shoot(root)
+    page.shoot_dark(root)
+    page.tab.keyboard.press("Home")  # the slider kept the focus: back to the first snapshot, then one on
+    page.tab.keyboard.press("ArrowRight")
+    assert page.read(root)["step"] == 1 and root.evaluate(NOTES_JS) == dict(data["fields"][1])
+
+
+USE = {
+    "matrix": use_matrix,
+    "stepper": use_stepper,
+    "slider": use_slider,
+    "curve": use_curve,
+    "checkpoints": use_checkpoints,
+}
 
 
 def test_the_chapters_that_show_attention_have_widgets():
@@ -252,6 +295,7 @@ def test_the_chapters_that_show_attention_have_widgets():
         "stepper": "decoder_stepper(",
         "slider": "weights_slider(",
         "curve": "curve_slider(",
+        "checkpoints": "checkpoint_slider(",
     }
     for number, kinds in REQUIRED_KINDS.items():
         (chapter,) = [c for c in CHAPTERS if c.removeprefix("chapters/").startswith(f"{number}_")]

@@ -7,6 +7,11 @@
 //
 // After each translation the attention matrix and a decoder stepper are drawn by the attention
 // widgets' own script (widgets.js, window.attnbookRenderWidget), so they behave as every other widget.
+//
+// A box over the toy grammar's model (data.grammar holds attnbook.nmt.grammar_lexicon()) reads the
+// sentence with the grammar too (grammar.js): when the grammar can make it, the true alignment is drawn
+// beside the attention. Such a box also refuses a word outside the model's vocabulary (data.refuseUnknown)
+// with a message, instead of reading it as <unk>, and drops punctuation, which the grammar has none of.
 // Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
 (function (root) {
   if (!root || root.dataset.ready) return;
@@ -128,6 +133,12 @@
     return child;
   }
 
+  // The grammar's French for the typed words and its true links, or null (no grammar, or not its sentence).
+  function grammarParse(source) {
+    if (!data.grammar) return null;
+    return window.attnbookToyGrammar.parse(source, data.grammar);
+  }
+
   function draw(result) {
     output.textContent = result.text;
     root.dataset.tokens = JSON.stringify(result.target);
@@ -154,11 +165,41 @@
     const columns = result.readAs.concat(["<eos>"]);
     const rows = result.target.concat(["<eos>"]).slice(0, result.weights.length);
     const weights = result.weights.map((row) => Array.from(row));
+    const parsed = grammarParse(result.source);
+    const sameFrench = parsed && parsed.target.join(" ") === result.target.join(" ");
+    const trueLinks = parsed ? window.attnbookToyGrammar.links(parsed) : null;
     childWidget(
       "matrix",
-      { src: columns, tgt: rows, weights, scores: null },
-      "Attention while translating: one row per French token, one column per English token.",
+      { src: columns, tgt: rows, weights, scores: null, links: sameFrench ? trueLinks : null },
+      "Attention while translating: one row per French token, one column per English token." +
+        (sameFrench ? " Dashed outlines: the grammar's true alignment." : ""),
     );
+    if (data.grammar) {
+      root.dataset.grammar = parsed ? "yes" : "no";
+      if (parsed) {
+        // Each French word's unit of weight shared by the English words the grammar links it to.
+        const truth = parsed.alignment.map((positions) =>
+          columns.map((_, j) => (positions.includes(j) ? 1 / positions.length : 0)),
+        );
+        root.dataset.truth = JSON.stringify(trueLinks);
+        const truthWidget = childWidget(
+          "matrix",
+          { src: columns, tgt: parsed.target, weights: truth, scores: null, links: trueLinks },
+          "The grammar's own French for this sentence and its true alignment" +
+            (sameFrench ? " (the model wrote the same French)." : " (the model wrote other French)."),
+        );
+        truthWidget.dataset.role = "truth";
+      } else {
+        delete root.dataset.truth;
+        unknown.append(
+          element(
+            "div",
+            "at-note",
+            "The toy grammar cannot make this sentence, so there is no true alignment to compare with.",
+          ),
+        );
+      }
+    }
     childWidget(
       "stepper",
       { src: columns, runs: [{ label: "", weights, emitted: rows, scores: null, queries: null }] },
@@ -171,13 +212,33 @@
     const started = performance.now();
     const run = () => {
       const entry = models[data.src];
-      const result = entry.translator.translate(text, Number(beam.value));
+      const tokens = window.attnbookSeq2Seq.tokenizeEnglish(text);
+      // the grammar has no punctuation: its box translates the words alone
+      const words = data.grammar ? tokens.filter((token) => /[\p{L}\p{N}]/u.test(token)) : tokens;
+      const vocabulary = entry.translator.header.src_vocab;
+      const outside = words.filter((token) => !vocabulary.includes(token));
+      const refused = data.refuseUnknown && outside.length > 0;
+      const result = refused ? null : entry.translator.translate(words.join(" "), Number(beam.value));
       figures.textContent = "";
       unknown.textContent = "";
       output.textContent = "";
       delete root.dataset.tokens;
       delete root.dataset.ids;
-      if (result.error === "empty") {
+      delete root.dataset.grammar;
+      delete root.dataset.truth;
+      if (refused) {
+        const quoted = outside.map((word) => "\u201c" + word + "\u201d").join(", ");
+        setStatus(
+          quoted +
+            (outside.length === 1 ? " is not a word" : " are not words") +
+            " of the toy grammar: this model knows only the grammar's " +
+            (vocabulary.length - 4) +
+            " English words (for example: " +
+            data.placeholder +
+            ").",
+          "unknown-word",
+        );
+      } else if (result.error === "empty") {
         setStatus("The box is empty: type an English sentence.", "empty");
       } else if (result.error === "too long") {
         setStatus(

@@ -7,6 +7,7 @@
 //   stepper - a slider over decoder steps (decoder_stepper)
 //   slider  - a slider over precomputed rows of weights (weights_slider)
 //   curve   - a slider over precomputed curves, drawn as SVG (curve_slider)
+//   checkpoints - a slider over snapshots taken while a model trained, each a matrix (checkpoint_slider)
 // Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
 // The script also defines window.attnbookRenderWidget(root), which draws a widget made in the page
 // (the translator draws its attention that way).
@@ -89,7 +90,8 @@
       input.addEventListener("input", () => onChange(+input.value));
       box.append(input, text);
       root.addEventListener("keydown", (event) => {
-        if (event.target === input || event.target.tagName === "svg") return;
+        // the range input moves itself; an SVG plot or a matrix inside the widget uses the keys itself
+        if (event.target === input || event.target.tagName === "svg" || event.defaultPrevented) return;
         const move = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
         if (!move) return;
         event.preventDefault();
@@ -178,6 +180,8 @@
       const barFills = [];
       const numbers = [];
       const xLabels = [];
+      // Optional true links [i, j], outlined (the alignment a grammar knows).
+      const linked = new Set((data.links || []).map(([i, j]) => i + "," + j));
       data.tgt.forEach((targetWord, i) => {
         const yLabel = element("div", "aw-ylabel", targetWord);
         yLabel.dataset.row = i;
@@ -191,6 +195,7 @@
           cell.dataset.col = j;
           cell.style.background = colour(weight);
           cell.style.color = textColour(weight);
+          if (linked.has(i + "," + j)) cell.classList.add("aw-link");
           cells[i].push(cell);
           grid.append(cell);
         });
@@ -233,6 +238,7 @@
         const fields = [["target", data.tgt[i]]];
         if (j >= 0) {
           fields.push(["source", data.src[j]], ["weight", format(data.weights[i][j])]);
+          if (data.links) fields.push(["true link", linked.has(i + "," + j) ? "yes" : "no"]);
           if (data.scores) fields.push(["score", format(data.scores[i][j])]);
         }
         show(fields);
@@ -515,7 +521,41 @@
       go(0);
     }
 
-    ({ matrix, stepper, slider: weightSlider, curve })[data.kind]();
+    // checkpoint_slider: one matrix per snapshot taken during training, with that snapshot's measures.
+    function checkpoints() {
+      const notes = element("div", "aw-notes");
+      notes.setAttribute("aria-live", "polite");
+      const holder = element("div", "aw-frame");
+      const frameSlider = slider(data.steps.length, "training step", (i) => go(i));
+      const go = (i) => {
+        frameSlider.input.value = i;
+        frameSlider.text.textContent =
+          "step " + data.steps[i] + " (snapshot " + (i + 1) + " of " + data.steps.length + ")";
+        notes.textContent = "";
+        for (const [key, value] of data.fields[i]) {
+          const field = element("span", "aw-field");
+          field.dataset.field = key;
+          field.append(element("span", "aw-key", key), element("span", "aw-value", value));
+          notes.append(field);
+        }
+        // the frame's matrix, drawn by this script as a widget of its own (not counted as one)
+        const child = element("div", "aw-checkpoint");
+        child.dataset.kind = "matrix";
+        const json = element("script", "aw-data");
+        json.type = "application/json";
+        const frame = { src: data.src, tgt: data.tgt, weights: data.weights[i], links: data.links };
+        json.textContent = JSON.stringify({ kind: "matrix", scores: null, ...frame });
+        child.append(element("div", "aw-body"), json);
+        holder.textContent = "";
+        holder.append(child);
+        render(child);
+        root.dataset.step = i;
+      };
+      body.append(frameSlider.box, notes, holder);
+      go(0);
+    }
+
+    ({ matrix, stepper, slider: weightSlider, curve, checkpoints })[data.kind]();
   }
 
   window.attnbookRenderWidget = render;

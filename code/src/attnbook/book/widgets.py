@@ -13,6 +13,8 @@ online or offline:
   and a trained model) get a toggle.
 - :func:`weights_slider`: a slider over precomputed rows of weights, e.g. one per temperature.
 - :func:`curve_slider`: a slider over precomputed curves, e.g. kernel regression fits, one per bandwidth.
+- :func:`checkpoint_slider`: a slider over snapshots of an attention matrix taken while a model trained,
+  each with its measures and the true links outlined.
 
 In the book every widget is a numbered figure: its cell's metadata ``mystnb: figure: {name, caption}``
 (name ``fig-<chapter>-<what>-widget``) makes Jupyter Book wrap the output in a figure, numbered and
@@ -34,7 +36,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -412,6 +414,63 @@ def curve_slider(
     return _render("curve", data, name, caption)
 
 
+def checkpoint_slider(
+    weights: ArrayLike,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str],
+    steps: Sequence[int],
+    *,
+    measures: Sequence[Mapping[str, str]] | None = None,
+    links: Iterable[tuple[int, int]] | None = None,
+    name: str | None = None,
+    caption: str | None = None,
+) -> Widget:
+    """A slider over snapshots of one attention matrix taken while a model trained, with their measures.
+
+    Each frame is an attention matrix (hover a cell to read it, as in :func:`attention_widget`); the
+    true links, if given, are outlined in every frame, and each frame's measures (e.g. the validation
+    loss and the alignment accuracy at that step) are written above it.
+
+    Args:
+        weights: ``(F, T, S)`` weights, frame ``f`` taken at training step ``steps[f]``.
+        src_tokens, tgt_tokens: the ``S`` column and ``T`` row labels.
+        steps: the ``F`` training steps, in the order the slider visits them.
+        measures: one mapping per frame from a measure's name to its value as text.
+        links: true ``(i, j)`` links (row, column) to outline.
+        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        caption: a sentence shown under the figure.
+
+    Raises:
+        ValueError: the shapes of weights, tokens, steps and measures disagree, a link lies outside the
+            matrix, or the widget exceeds ``MAX_BYTES``.
+    """
+    frames = _array("weights", weights, 3)
+    _finite("weights", frames)
+    if (frames < 0).any():
+        raise ValueError("weights must be non-negative")
+    n_frames, tgt_len, src_len = frames.shape
+    step_values = [int(step) for step in steps]
+    if len(step_values) != n_frames:
+        raise ValueError(f"steps has {len(step_values)} entries but weights has {n_frames} frames")
+    fields = (
+        [list(map(list, frame.items())) for frame in measures] if measures is not None else [[]] * n_frames
+    )
+    if len(fields) != n_frames:
+        raise ValueError(f"measures has {len(fields)} entries but weights has {n_frames} frames")
+    link_list = [[int(i), int(j)] for i, j in links] if links is not None else None
+    if link_list and any(not (0 <= i < tgt_len and 0 <= j < src_len) for i, j in link_list):
+        raise ValueError(f"links must lie inside the {tgt_len} x {src_len} matrix")
+    data = {
+        "src": _tokens("src_tokens", src_tokens, src_len, "columns (src_len)"),
+        "tgt": _tokens("tgt_tokens", tgt_tokens, tgt_len, "rows (tgt_len)"),
+        "steps": step_values,
+        "weights": _rounded(frames),
+        "fields": [[[str(key), str(value)] for key, value in frame] for frame in fields],
+        "links": link_list,
+    }
+    return _render("checkpoints", data, name, caption)
+
+
 @dataclass(frozen=True)
 class TranslationExample:
     """One translation, drawn as the translator's static figure (what a PDF shows in its place).
@@ -435,6 +494,7 @@ def translator_widget(
     size: int,
     example: TranslationExample | None = None,
     placeholder: str = "I am cold.",
+    grammar: Mapping[str, Any] | None = None,
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
@@ -452,6 +512,10 @@ def translator_widget(
         size: the weights file's size in bytes (the box says how much it will load).
         example: a translation drawn as the static figure (PDF); ``None`` draws a note instead.
         placeholder: the example sentence shown in the empty box.
+        grammar: for a model of the toy grammar, ``attnbook.nmt.grammar_lexicon()``: the page then reads
+            each sentence with the grammar too (``grammar.js``) and draws the true alignment beside the
+            attention when the grammar can make the sentence, drops punctuation, and answers a word
+            outside the model's vocabulary with a message instead of reading it as ``<unk>``.
         name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
         caption: a sentence shown under the box.
 
@@ -475,6 +539,8 @@ def translator_widget(
         "intro": f"Type an English sentence and press Enter. The model ({megabytes} MB) loads when you "
         "first click or tab into the box.",
         "ready": "Type an English sentence and press Enter.",
+        "grammar": dict(grammar) if grammar is not None else None,
+        "refuseUnknown": grammar is not None,
         "failed": f"The model could not be loaded from {src}: this translator runs in the book's web "
         "pages (online or opened from the disk). In a notebook, translate with Python instead.",
     }
@@ -492,7 +558,8 @@ def translator_widget(
         f'<script type="application/json" class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', '')}</script>"
         f"<script>{_asset('seq2seq.js')}</script>"
-        f"<script>{_asset('translator.js').replace('__AW_ID__', element_id)}</script></div>"
+        + (f"<script>{_asset('grammar.js')}</script>" if grammar is not None else "")
+        + f"<script>{_asset('translator.js').replace('__AW_ID__', element_id)}</script></div>"
     )
     assert document.isascii()
     static: dict[str, Any] = {"kind": "translator", "example": None}
@@ -580,6 +647,17 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
         ax.set_xlabel(data["xLabel"])
         ax.set_ylabel(data["yLabel"])
         ax.legend(fontsize=7, ncol=2 if len(curves) > 6 else 1, loc="best")
+    elif kind == "checkpoints":  # the first, the last and two evenly spaced snapshots between them
+        frames = matrix(data["weights"])
+        shown = sorted({round(k) for k in np.linspace(0, len(frames) - 1, min(4, len(frames)))})
+        width, height = _heatmap_size(len(data["tgt"]), len(data["src"]))
+        figure = Figure(figsize=(width * len(shown), height + 0.4))
+        for index, k in enumerate(shown):
+            ax = figure.add_subplot(1, len(shown), index + 1)
+            links = [tuple(link) for link in data["links"]] if data["links"] else None
+            attention_heatmap(frames[k], data["src"], data["tgt"], ax=ax, annotate=False, highlight=links)
+            notes = ", ".join(f"{key} {value}" for key, value in data["fields"][k])
+            ax.set_title(f"step {data['steps'][k]}" + (f"\n{notes}" if notes else ""), fontsize=8)
     elif kind == "translator" and data["example"] is not None:
         example = data["example"]
         weights = matrix(example["weights"])

@@ -10,6 +10,7 @@ from attnbook.nmt.alignment_metrics import (
 )
 from attnbook.nmt.attention_analysis import (
     AlignmentResult,
+    AttentionSnapshots,
     accuracy_with_forced_attention,
     alignment_accuracy,
     head_alignment_accuracy,
@@ -50,6 +51,7 @@ from attnbook.nmt.evaluation import (
 )
 from attnbook.nmt.export import (
     EXPORT_FORMAT,
+    GRAMMAR_TRANSLATOR,
     SHIPPED_TRANSLATOR,
     TranslatorExport,
     export_translator,
@@ -61,6 +63,7 @@ from attnbook.nmt.grammar import (
     DataSplits,
     ToyGrammar,
     generate_pairs,
+    grammar_lexicon,
     make_splits,
 )
 from attnbook.nmt.metrics import (
@@ -102,6 +105,7 @@ from attnbook.nmt.training import (
     TrainConfig,
     TrainingRun,
     TrainResult,
+    ValidationHook,
     sequence_loss,
     train,
     train_side_by_side,
@@ -133,6 +137,7 @@ __all__ = [
     "CATEGORIES",
     "CHECKPOINT_FORMAT",
     "EXPORT_FORMAT",
+    "GRAMMAR_TRANSLATOR",
     "LENGTH_BUCKETS",
     "LUONG_SCORES",
     "MODEL_KINDS",
@@ -145,6 +150,7 @@ __all__ = [
     "WORD_START",
     "AlignmentResult",
     "AlignmentScores",
+    "AttentionSnapshots",
     "BahdanauDecoder",
     "Batch",
     "Corpus",
@@ -187,6 +193,7 @@ __all__ = [
     "TranslationModel",
     "Translator",
     "TranslatorExport",
+    "ValidationHook",
     "Vocab",
     "accuracy_with_forced_attention",
     "alignment_accuracy",
@@ -204,6 +211,7 @@ __all__ = [
     "evaluating",
     "export_translator",
     "generate_pairs",
+    "grammar_lexicon",
     "greedy_decode",
     "head_alignment_accuracy",
     "iterate_batches",

@@ -6,6 +6,8 @@
   category; an :class:`AlignmentResult`.
 - :func:`head_alignment_accuracy`: the same for every layer and head of a
   :class:`~attnbook.nmt.transformer.Transformer`'s cross-attention.
+- :class:`AttentionSnapshots`: a hook for :func:`~attnbook.nmt.training.train` that keeps one pair's
+  attention at every validation, to watch an alignment emerge as the model trains.
 - :func:`accuracy_with_forced_attention`: an intervention. Override the attention of one category of
   words and measure the accuracy on them.
 
@@ -27,9 +29,10 @@
 from __future__ import annotations
 
 import inspect
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -41,6 +44,7 @@ from attnbook.nmt.grammar import CATEGORIES
 from attnbook.nmt.model import evaluating
 
 if TYPE_CHECKING:
+    from attnbook.nmt.training import LossRecord
     from attnbook.nmt.translator import Translator
 
 
@@ -94,6 +98,57 @@ def teacher_forced_attention(
             for row, pair in enumerate(chunk):
                 weights.append(batch_weights[row, : len(pair.target) + 1, : len(pair.source) + 1].clone())
     return weights
+
+
+@dataclass
+class AttentionSnapshots:
+    """One pair's teacher-forced attention at every validation of a training run: a hook for ``train``.
+
+    Pass it as ``train(..., on_validation=snapshots)`` (or ``TrainingRun(..., on_validation=snapshots)``);
+    after each validation it stores the step, the validation loss and :func:`teacher_forced_attention`
+    of ``pair``. Call it once before training, ``snapshots(0, validation_loss(translator, val_pairs))``,
+    to keep the untrained model's weights as the first snapshot. Reading the weights draws no random
+    number and changes no weight, so the run trains exactly as it would without it.
+
+    Attributes:
+        translator: the model being trained and its vocabularies.
+        pair: the sentence pair whose attention is kept.
+        steps, val_losses: the step and the validation loss of each snapshot.
+        weights: each snapshot's ``(len(target) + 1, len(source) + 1)`` weights, on the CPU.
+        seconds: the time spent taking the snapshots.
+
+    >>> from attnbook.nmt import Seq2Seq, Seq2SeqConfig, TrainConfig, Translator, Vocab, make_splits, train
+    >>> splits = make_splits(32, 8, 0, seed=0, max_src_len=6)
+    >>> src, tgt = Vocab.build(p.source for p in splits.train), Vocab.build(p.target for p in splits.train)
+    >>> model = Seq2Seq(Seq2SeqConfig(len(src), len(tgt), emb_dim=8, hidden_dim=8, attn_dim=8))
+    >>> snapshots = AttentionSnapshots(Translator(model, src, tgt), splits.val[0])
+    >>> config = TrainConfig(max_epochs=2, batch_size=16, eval_every=1)
+    >>> _ = train(
+    ...     snapshots.translator, splits.train, splits.val, config, progress=False, on_validation=snapshots
+    ... )
+    >>> (
+    ...     snapshots.steps,
+    ...     tuple(snapshots.weights[0].shape)
+    ...     == (len(splits.val[0].target) + 1, len(splits.val[0].source) + 1),
+    ... )
+    ([1, 2, 3, 4], True)
+    """
+
+    translator: Translator
+    pair: SentencePair
+    steps: list[int] = field(default_factory=list, init=False)
+    val_losses: list[float] = field(default_factory=list, init=False)
+    weights: list[Tensor] = field(default_factory=list, init=False)
+    seconds: float = field(default=0.0, init=False)
+
+    def __call__(self, step: int, record: LossRecord) -> None:
+        start = time.perf_counter()
+        with torch.no_grad():
+            (weights,) = teacher_forced_attention(self.translator, [self.pair])
+        self.steps.append(step)
+        self.val_losses.append(record.loss)
+        self.weights.append(weights)
+        self.seconds += time.perf_counter() - start
 
 
 def alignment_accuracy(translator: Translator, pairs: Sequence[SentencePair]) -> AlignmentResult:

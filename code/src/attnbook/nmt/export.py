@@ -54,6 +54,10 @@ SHIPPED_TRANSLATOR = "translator-tatoeba.js"
 """The file name, in the package's ``data`` folder, of the translator the book ships: the command line's
 default run on the Tatoeba pairs (``python -m attnbook train --corpus tatoeba``), exported as int8."""
 
+GRAMMAR_TRANSLATOR = "translator-grammar.js"
+"""The file name, in the package's ``data`` folder, of the toy grammar's translator the book ships: chapter
+6's attention model, trained as the chapter trains it (``attnbook.studies.write_grammar_translator``)."""
+
 
 @dataclass(frozen=True)
 class TranslatorExport:
@@ -222,12 +226,15 @@ def read_export(path: str | Path) -> TranslatorExport:
     )
 
 
-def shipped_export() -> TranslatorExport:
-    """The translator the book ships (:data:`SHIPPED_TRANSLATOR`), read back from the package's data folder.
+def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
+    """A translator the book ships (:data:`SHIPPED_TRANSLATOR`, by default, or :data:`GRAMMAR_TRANSLATOR`),
+    read back from the package's data folder.
 
     It is the model the real-sentences chapter's box runs in the page and the one ``python -m attnbook
     translate`` uses without ``--checkpoint``: both compute with the same int8 weights, so both give the
     same translation. Its ``info`` says how it was trained and where, and its held-out scores.
     """
-    with package_path(SHIPPED_TRANSLATOR) as path:
+    if name not in (SHIPPED_TRANSLATOR, GRAMMAR_TRANSLATOR):
+        raise ValueError(f"name must be {SHIPPED_TRANSLATOR!r} or {GRAMMAR_TRANSLATOR!r}, got {name!r}")
+    with package_path(name) as path:
         return read_export(path)

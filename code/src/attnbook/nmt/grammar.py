@@ -41,7 +41,8 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from attnbook.nmt.data import SentencePair
 
@@ -154,6 +155,30 @@ _CONJUNCTION_FR = {"and": ("et",), "but": ("mais",), "because": ("parce", "que")
 
 _VOWELS = tuple("aeiouhéèêâàîôû")
 _ELISIONS = {"ne": "n'", "que": "qu'"}  # French drops the vowel before a word that starts with one
+
+
+def grammar_lexicon() -> dict[str, Any]:
+    """The grammar's words and their French forms as plain JSON values, for a parser outside Python.
+
+    The page's translator (``grammar.js`` of :mod:`attnbook.book`) reads a typed English sentence with
+    these words and the rules of :class:`ToyGrammar` to find the French the grammar would write and its
+    true alignment. Adjective forms are in the order masculine singular, feminine singular, masculine
+    plural, feminine plural.
+
+    >>> lexicon = grammar_lexicon()
+    >>> lexicon["nouns"][0]["en"], lexicon["conjunctions"]["because"]
+    ('cat', ['parce', 'que'])
+    """
+    return {
+        "nouns": [asdict(noun) for noun in _NOUNS],
+        "adjectives_before": [asdict(adjective) for adjective in _ADJECTIVES_BEFORE],
+        "adjectives_after": [asdict(adjective) for adjective in _ADJECTIVES_AFTER],
+        "transitive": [asdict(verb) for verb in _TRANSITIVE],
+        "intransitive": [asdict(verb) for verb in _INTRANSITIVE],
+        "conjunctions": {words[0]: list(_CONJUNCTION_FR[words[0]]) for words in _CONJUNCTIONS},
+        "vowels": "".join(_VOWELS),
+        "elisions": dict(_ELISIONS),
+    }
 
 
 class _SentenceBuilder:

@@ -4,8 +4,9 @@
 - :class:`Schedule`: the learning rate of every step, and after each validation whether to keep the
   weights, halve the rate or stop (patience, ``min_delta``, ``lr_drops``, the optional decay to zero).
 - :func:`train`: teacher forcing, Adam, gradient clipping, validations that a :class:`Schedule` judges,
-  a silenceable ``tqdm`` progress bar; the best weights (lowest validation loss) are restored at the end.
-  It returns a :class:`TrainResult`.
+  a silenceable ``tqdm`` progress bar and an optional :data:`ValidationHook` called after each validation
+  (to take snapshots as the model trains); the best weights (lowest validation loss) are restored at the
+  end. It returns a :class:`TrainResult`.
 - :func:`train_side_by_side`: several independent :func:`train` runs at once, one thread each, so that
   a machine with several cores trains several small models in the time of the slowest.
 
@@ -36,7 +37,7 @@ import itertools
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -47,7 +48,7 @@ from torch import Tensor
 
 from attnbook.core.config import check_fields
 from attnbook.core.progress import tqdm
-from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.data import Batch, SentencePair, Vocab
 from attnbook.nmt.seq2seq import evaluating
 
 if TYPE_CHECKING:
@@ -260,6 +261,57 @@ class Schedule:
         return ScheduleDecision(best, halve, stop=out_of_patience and not halve)
 
 
+ValidationHook = Callable[[int, LossRecord], "bool | None"]
+"""Called by :func:`train` after each validation with the step and its :class:`LossRecord`, while the model
+holds the weights of that step (in training mode; wrap any measurement in
+:func:`~attnbook.nmt.seq2seq.evaluating`). It must not change the model or draw from a global generator.
+A true return value ends training after this step (as early stopping would)."""
+
+
+class _Log:
+    """What :func:`train` records as it goes: the training loss and accuracy summed over ``log_every``
+    steps, every validation's record, the progress bar and the clock."""
+
+    def __init__(self, config: TrainConfig, planned_steps: int, device: torch.device, progress: bool) -> None:
+        self.log_every, self.start = config.log_every, time.perf_counter()
+        self.window = torch.zeros(3, device=device)  # loss sum, correct tokens, tokens: read when logged
+        self.history: list[LossRecord] = []
+        self.val_history: list[LossRecord] = []
+        self.bar = tqdm(total=planned_steps, disable=not progress, desc="training", unit="step")
+
+    def add(self, step: int, loss: Tensor, correct: Tensor, count: Tensor) -> None:
+        self.window += torch.stack([loss.detach() * count, correct.float(), count.float()])
+        if step % self.log_every == 0:
+            loss_sum, right, tokens = self.window.tolist()
+            self.history.append(LossRecord(step, loss_sum / tokens, right / tokens))
+            self.window.zero_()
+        self.bar.update(1)
+
+    def validate(self, translator: Translator, val_pairs: Sequence[SentencePair], step: int) -> LossRecord:
+        measured = validation_loss(translator, val_pairs)
+        self.val_history.append(LossRecord(step, measured.loss, measured.token_accuracy))
+        self.bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
+        return self.val_history[-1]
+
+    def result(self, schedule: Schedule, steps: int) -> TrainResult:
+        self.bar.close()
+        stopped_early = steps < schedule.planned_steps  # a run that did not stop took every planned step
+        return TrainResult(
+            *(tuple(self.history), tuple(self.val_history), schedule.best_step, steps),
+            *(time.perf_counter() - self.start, stopped_early, tuple(schedule.lr_drop_steps)),
+        )
+
+
+def _epochs(translator: Translator, pairs: Sequence[SentencePair], config: TrainConfig) -> Iterator[Batch]:
+    """``config.max_epochs`` shuffled passes over ``pairs``, the order drawn from ``config.seed`` alone."""
+    order = random.Random(config.seed)
+    batches = (
+        translator.batches(pairs, config.batch_size, shuffle=True, generator=order)
+        for _ in range(config.max_epochs)
+    )
+    return itertools.chain.from_iterable(batches)
+
+
 def train(
     translator: Translator,
     train_pairs: Sequence[SentencePair],
@@ -268,80 +320,54 @@ def train(
     *,
     progress: bool = True,
     stop_after: int | None = None,
+    on_validation: ValidationHook | None = None,
 ) -> TrainResult:
     """Train a translator's model with teacher forcing and early stopping; keep the best weights.
 
-    The model stays on its device; batches are moved there. The batch order is drawn from a generator
-    seeded with ``config.seed`` (the global generators are not used for it). A :class:`Schedule` sets
-    the learning rate of every step and decides, after each validation, whether to go on.
-
     Args:
-        translator: the model to train, in place, and its vocabularies.
+        translator: the model to train, in place (batches go to its device), and its vocabularies.
         train_pairs, val_pairs: disjoint training and validation pairs.
-        config: how to train; ``None`` uses :class:`TrainConfig`'s defaults.
+        config: how to train (the batch order is drawn from its seed alone, a :class:`Schedule` made from
+            it sets the rates and stops); ``None`` uses :class:`TrainConfig`'s defaults.
         progress: show a ``tqdm`` progress bar.
+        on_validation: a :data:`ValidationHook`, e.g. to take snapshots of the attention as it trains.
         stop_after: end after this many steps, the learning rate still planned over ``max_epochs``
             (a recorded run's first steps, trained again to check them); ``None`` trains the whole run.
-
-    Returns:
-        A :class:`TrainResult`.
     """
     config = config or TrainConfig()
     if stop_after is not None and stop_after < 1:
         raise ValueError(f"stop_after must be a positive number of steps, got {stop_after}")
     if not train_pairs or not val_pairs:
         raise ValueError(f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}")
-    model, order = translator.model, random.Random(config.seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
-    per_epoch = math.ceil(len(train_pairs) / config.batch_size)
+    model, per_epoch = translator.model, math.ceil(len(train_pairs) / config.batch_size)
     schedule = Schedule.from_config(config, planned_steps=config.max_epochs * per_epoch)
-    batches = itertools.chain.from_iterable(
-        translator.batches(train_pairs, config.batch_size, shuffle=True, generator=order)
-        for _ in range(config.max_epochs)
-    )
-    history: list[LossRecord] = []
-    val_history: list[LossRecord] = []
+    log = _Log(config, schedule.planned_steps, model.device, progress)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     best_state = copy.deepcopy(model.state_dict())
-    window = torch.zeros(3, device=model.device)  # loss sum, correct tokens, tokens: read only when logged
-    start = time.perf_counter()
-    bar = tqdm(total=schedule.planned_steps, disable=not progress, desc="training", unit="step")
     model.train()
-    for step, batch in enumerate(batches, start=1):
-        for group in optimizer.param_groups:
-            group["lr"] = schedule.rate(step)
+    for step, batch in enumerate(_epochs(translator, train_pairs, config), start=1):
+        optimizer.param_groups[0]["lr"] = schedule.rate(step)
         logits, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=config.parallel_decoder)
         loss, correct, count = sequence_loss(logits, batch.tgt_out)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
         optimizer.step()
-        bar.update(1)
-        window += torch.stack([loss.detach() * count, correct.float(), count.float()])
-        if step % config.log_every == 0:
-            loss_sum, right, tokens = window.tolist()
-            history.append(LossRecord(step, loss_sum / tokens, right / tokens))
-            window.zero_()
+        log.add(step, loss, correct, count)
         if step % config.eval_every == 0 or step % per_epoch == 0:  # every epoch ends with a validation
-            measured = validation_loss(translator, val_pairs)
-            val_history.append(LossRecord(step, measured.loss, measured.token_accuracy))
-            bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
-            decision = schedule.observe(step, measured.loss)
+            record = log.validate(translator, val_pairs, step)
+            halt = on_validation(step, record) if on_validation is not None else False
+            decision = schedule.observe(step, record.loss)
             if decision.best:
                 best_state = copy.deepcopy(model.state_dict())
-            if decision.stop:
+            if decision.stop or halt:
                 break
         if step == stop_after:
             break
-    bar.close()
     if config.keep_best:
         model.load_state_dict(best_state)
     model.eval()
-    seconds = time.perf_counter() - start
-    stopped_early = step < schedule.planned_steps  # a run that did not stop took every planned step
-    lr_drop_steps = tuple(schedule.lr_drop_steps)
-    return TrainResult(
-        tuple(history), tuple(val_history), schedule.best_step, step, seconds, stopped_early, lr_drop_steps
-    )
+    return log.result(schedule, step)
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,6 +378,7 @@ class TrainingRun:
     train_pairs: Sequence[SentencePair]
     val_pairs: Sequence[SentencePair]
     config: TrainConfig = field(default_factory=TrainConfig)
+    on_validation: ValidationHook | None = None
 
 
 def train_side_by_side(
@@ -382,7 +409,12 @@ def train_side_by_side(
         tqdm(total=len(runs), disable=not progress, desc="models trained", unit="model") as bar,
     ):
         futures = [
-            pool.submit(train, run.translator, run.train_pairs, run.val_pairs, run.config, progress=False)
+            pool.submit(
+                train,
+                *(run.translator, run.train_pairs, run.val_pairs, run.config),
+                progress=False,
+                on_validation=run.on_validation,
+            )
             for run in runs
         ]
         for future in futures:

@@ -108,10 +108,19 @@ from attnbook.studies.running_example import (
     held_out_pairs,
     running_example,
 )
+from attnbook.studies.shipped import (
+    GRAMMAR_CONFIG,
+    GRAMMAR_NAME,
+    retrain_shipped_start,
+    train_grammar_translator,
+    write_grammar_translator,
+)
 
 __all__ = [
     "COMPARED_LABELS",
     "COMPARED_MODELS",
+    "GRAMMAR_CONFIG",
+    "GRAMMAR_NAME",
     "MODEL_KIND_NAMES",
     "PACKAGED_COMPARISON",
     "PACKAGED_STUDY",
@@ -184,6 +193,7 @@ __all__ = [
     "real_config",
     "replace_unknown",
     "retrain_comparison_start",
+    "retrain_shipped_start",
     "retrain_start",
     "run_comparison",
     "run_experiment",
@@ -201,6 +211,8 @@ __all__ = [
     "study_config",
     "study_models",
     "train_and_score",
+    "train_grammar_translator",
     "units_config",
     "word_report",
+    "write_grammar_translator",
 ]

@@ -1,0 +1,120 @@
+"""How the translators the book ships in its pages were trained, so that anyone can train them again.
+
+- :func:`train_grammar_translator`: chapter 6's attention model of the toy grammar, trained exactly as the
+  chapter trains it on a CPU (:data:`GRAMMAR_CONFIG`, one thread): the model the chapter's box runs.
+- :func:`write_grammar_translator`: trains it and writes it as int8 weights for the page
+  (:func:`~attnbook.nmt.export.export_translator`), with the run's environment in the file's ``info``.
+  The file the package ships, ``data/translator-grammar.js``, was written by::
+
+      python -c "from attnbook.studies import write_grammar_translator as w; w('translator-grammar.js')"
+
+- :func:`retrain_shipped_start`: the first steps of the run that made the shipped Tatoeba translator
+  (``python -m attnbook train --corpus tatoeba``), trained again on the CPU, with the same split, first
+  weights, batch order and learning rates.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attnbook.core.records import environment
+from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.data import Vocab
+from attnbook.nmt.evaluation import evaluate
+from attnbook.nmt.export import export_translator
+from attnbook.nmt.training import LossRecord, TrainConfig, TrainResult, train
+from attnbook.nmt.translator import Translator
+from attnbook.studies.experiment import ExperimentConfig, build_translator
+from attnbook.studies.realdata import RealConfig, split_by_english
+
+GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
+"""Chapter 6's run on a CPU: the grammar's default splits and model, four epochs."""
+
+GRAMMAR_NAME = "Toy grammar English-French (Bahdanau attention)"
+"""The name the grammar's exported translator carries."""
+
+
+def train_grammar_translator(config: ExperimentConfig = GRAMMAR_CONFIG) -> tuple[Translator, TrainResult]:
+    """Train chapter 6's attention model as the chapter does on a CPU: same splits, seed and steps.
+
+    Training runs on one thread (as in the chapter), which is restored afterwards.
+
+    Returns:
+        The trained translator (on the CPU) and what :func:`~attnbook.nmt.training.train` measured.
+    """
+    splits = config.data.splits()
+    src_vocab = Vocab.build(p.source for p in splits.train)
+    tgt_vocab = Vocab.build(p.target for p in splits.train)
+    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        result = train(translator, splits.train, splits.val, config.train, progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    return translator, result
+
+
+def write_grammar_translator(path: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG) -> Path:
+    """Train the grammar's translator (:func:`train_grammar_translator`) and write it for the page (int8).
+
+    The file's ``info`` records how and where it was trained, the steps, and its held-out exact match.
+
+    Returns:
+        The path written.
+    """
+    translator, result = train_grammar_translator(config)
+    test = config.data.splits().test
+    metrics = evaluate(translator, test, with_alignment=False).metrics
+    where = environment(torch.device("cpu"), threads=1)
+    info: dict[str, Any] = {
+        "trained_by": "attnbook.studies.write_grammar_translator",
+        "recorded": where.date[:10],
+        "torch": where.torch,
+        "python": platform.python_version(),
+        "machine": f"{where.cpu_count} CPU cores, {platform.machine()}",
+        "threads": 1,
+        "epochs": config.train.max_epochs,
+        "steps": result.steps,
+        "best_step": result.best_step,
+        "train": asdict(config.train),
+        "held_out": {"sentences": len(test), "exact_match": metrics.exact_match, "bleu": metrics.bleu},
+    }
+    return export_translator(translator, path, name=GRAMMAR_NAME, info=info)
+
+
+def retrain_shipped_start(steps: int, config: RealConfig | None = None) -> TrainResult:
+    """The first ``steps`` optimiser steps of ``python -m attnbook train --corpus tatoeba``, on the CPU.
+
+    The split, the vocabularies, the first weights, the batch order and the learning rate of every step
+    are those of the whole run (the rate decays over the whole run's planned steps); a validation on a
+    few pairs after step ``steps`` ends the run early (a validation changes nothing the training depends
+    on). So the training losses logged every ``log_every`` steps are those of the whole run's first
+    steps, up to the rounding of another CPU or thread count.
+
+    Raises:
+        ValueError: ``steps`` is below 1.
+    """
+    config = config or RealConfig()
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    pairs = load_tatoeba(shipped_path()).pairs
+    data = config.data
+    split = split_by_english(
+        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+    )
+    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
+    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
+    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
+    start = replace(config.train, eval_every=steps)  # the first validation comes after the last step wanted
+
+    def stop(step: int, record: LossRecord) -> bool:
+        return step >= steps
+
+    return train(translator, split.train, split.val[:8], start, progress=False, on_validation=stop)
