@@ -41,7 +41,14 @@ from attnbook.layers.attention import (
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import SentencePair, Vocab
 from attnbook.nmt.grammar import ToyGrammar
-from attnbook.nmt.seq2seq import BahdanauDecoder, Encoder, LuongDecoder, PlainDecoder, Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.seq2seq import (
+    BahdanauDecoder,
+    Encoder,
+    LuongDecoder,
+    PlainDecoder,
+    Seq2Seq,
+    Seq2SeqConfig,
+)
 from attnbook.nmt.translator import Translator
 
 __all__ = [

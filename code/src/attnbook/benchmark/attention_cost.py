@@ -7,12 +7,18 @@
   power law (:func:`attnbook.checks.check_attention_flops` checks a reader's count).
 
 >>> import torch
->>> from attnbook.benchmark.attention_cost import attention_flops, naive_attention, sdpa_context
+>>> from attnbook.benchmark.attention_cost import (
+...     attention_flops,
+...     naive_attention,
+...     sdpa_context,
+... )
 >>> query, keys = torch.randn(2, 3, 4), torch.randn(2, 5, 4)
 >>> context, weights = naive_attention(query, keys)
 >>> torch.allclose(sdpa_context(query, keys), context, atol=1e-6)
 True
->>> attention_flops(batch=2, tgt_len=3, src_len=5, key_dim=4)  # 2 B T S (d_k + d_v)
+>>> attention_flops(
+...     batch=2, tgt_len=3, src_len=5, key_dim=4
+... )  # 2 B T S (d_k + d_v)
 480
 """
 
@@ -27,7 +33,9 @@ import torch.nn.functional as F
 from torch import Tensor
 
 
-def naive_attention(query: Tensor, keys: Tensor, values: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def naive_attention(
+    query: Tensor, keys: Tensor, values: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     r"""Scaled dot-product attention one target position at a time: the oracle with a Python loop.
 
     For each target step ``i`` it scores every key, :math:`e_{ij} = q_i^\top k_j / \sqrt{d}`, takes the
@@ -45,14 +53,24 @@ def naive_attention(query: Tensor, keys: Tensor, values: Tensor | None = None) -
     scale = 1.0 / math.sqrt(keys.shape[-1])
     contexts, weight_rows = [], []
     for step in range(query.shape[1]):
-        scores = torch.bmm(keys, query[:, step].unsqueeze(-1)).squeeze(-1) * scale  # (batch, src_len)
+        scores = (
+            torch.bmm(keys, query[:, step].unsqueeze(-1)).squeeze(-1)
+            * scale
+        )  # (batch, src_len)
         weights = torch.softmax(scores, dim=-1)
-        contexts.append(torch.bmm(weights.unsqueeze(1), values).squeeze(1))  # (batch, value_dim)
+        contexts.append(
+            torch.bmm(weights.unsqueeze(1), values).squeeze(1)
+        )  # (batch, value_dim)
         weight_rows.append(weights)
     return torch.stack(contexts, dim=1), torch.stack(weight_rows, dim=1)
 
 
-def sdpa_context(query: Tensor, keys: Tensor, values: Tensor | None = None, head_axis: bool = True) -> Tensor:
+def sdpa_context(
+    query: Tensor,
+    keys: Tensor,
+    values: Tensor | None = None,
+    head_axis: bool = True,
+) -> Tensor:
     """PyTorch's :func:`~torch.nn.functional.scaled_dot_product_attention` (SDPA): the context only.
 
     PyTorch's fused kernels (FlashAttention, memory-efficient attention, and FlashAttention for the CPU)
@@ -73,12 +91,18 @@ def sdpa_context(query: Tensor, keys: Tensor, values: Tensor | None = None, head
     values = keys if values is None else values
     if not head_axis:
         return F.scaled_dot_product_attention(query, keys, values)
-    context = F.scaled_dot_product_attention(query.unsqueeze(1), keys.unsqueeze(1), values.unsqueeze(1))
+    context = F.scaled_dot_product_attention(
+        query.unsqueeze(1), keys.unsqueeze(1), values.unsqueeze(1)
+    )
     return context.squeeze(1)
 
 
 def attention_flops(
-    batch: int, tgt_len: int, src_len: int, key_dim: int, value_dim: int | None = None
+    batch: int,
+    tgt_len: int,
+    src_len: int,
+    key_dim: int,
+    value_dim: int | None = None,
 ) -> int:
     r"""Floating-point operations of the two matrix products of scaled dot-product attention.
 
@@ -90,26 +114,39 @@ def attention_flops(
     return 2 * batch * tgt_len * src_len * (key_dim + value_dim)
 
 
-def attention_weight_bytes(batch: int, tgt_len: int, src_len: int, element_size: int = 4) -> int:
+def attention_weight_bytes(
+    batch: int, tgt_len: int, src_len: int, element_size: int = 4
+) -> int:
     """Bytes of the weight tensor ``(batch, tgt_len, src_len)``: ``B T S`` times the element size.
 
-    >>> attention_weight_bytes(batch=32, tgt_len=8192, src_len=8192) / 2**30  # GiB, float32
+    >>> attention_weight_bytes(
+    ...     batch=32, tgt_len=8192, src_len=8192
+    ... ) / 2**30  # GiB, float32
     8.0
     """
     return batch * tgt_len * src_len * element_size
 
 
 def precompute_multiply_adds(
-    src_len: int, tgt_len: int, query_dim: int, key_dim: int, attn_dim: int, once: bool
+    src_len: int,
+    tgt_len: int,
+    query_dim: int,
+    key_dim: int,
+    attn_dim: int,
+    once: bool,
 ) -> int:
     """Multiply-adds of ``tgt_len`` Bahdanau steps for one sentence, projecting the keys once or every step.
 
     Per step: ``d_a d_s`` (the query), ``S d_a`` (``v_a^T tanh``), ``S d_h`` (the context), and the key
     projection ``S d_a d_h`` either at every step or once in all.
     """
-    per_step = attn_dim * query_dim + src_len * attn_dim + src_len * key_dim
+    per_step = (
+        attn_dim * query_dim + src_len * attn_dim + src_len * key_dim
+    )
     projection = src_len * attn_dim * key_dim
-    return tgt_len * per_step + (projection if once else tgt_len * projection)
+    return tgt_len * per_step + (
+        projection if once else tgt_len * projection
+    )
 
 
 def predicted_precompute_speedup(
@@ -134,29 +171,50 @@ def predicted_precompute_speedup(
         attn_dim: ``d_a``, the alignment model's hidden size.
 
     >>> sizes = dict(src_len=40, query_dim=256, key_dim=512, attn_dim=128)
-    >>> predicted_precompute_speedup(tgt_len=1, **sizes)  # one step: nothing to share
+    >>> predicted_precompute_speedup(
+    ...     tgt_len=1, **sizes
+    ... )  # one step: nothing to share
     1.0
-    >>> round(predicted_precompute_speedup(tgt_len=10, **sizes), 2)  # T (P + r) / (P + T r)
+    >>> round(
+    ...     predicted_precompute_speedup(tgt_len=10, **sizes), 2
+    ... )  # T (P + r) / (P + T r)
     8.36
     """
     sizes = (src_len, tgt_len, query_dim, key_dim, attn_dim)
     if min(sizes) < 1:
-        raise ValueError(f"every size must be at least 1, got (S, T, d_s, d_h, d_a) = {sizes}")
-    return precompute_multiply_adds(*sizes, once=False) / precompute_multiply_adds(*sizes, once=True)
+        raise ValueError(
+            f"every size must be at least 1, got (S, T, d_s, d_h, d_a) = {sizes}"
+        )
+    return precompute_multiply_adds(
+        *sizes, once=False
+    ) / precompute_multiply_adds(*sizes, once=True)
 
 
 def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     """Least-squares slope of ``log y`` against ``log x``: the exponent ``p`` in ``y ~ x^p``.
 
-    >>> round(fit_loglog_slope([64, 128, 256], [3 * n**2 for n in (64, 128, 256)]), 6)
+    >>> round(
+    ...     fit_loglog_slope(
+    ...         [64, 128, 256], [3 * n**2 for n in (64, 128, 256)]
+    ...     ),
+    ...     6,
+    ... )
     2.0
     """
     if len(xs) != len(ys) or len(xs) < 2:
-        raise ValueError(f"need at least two (x, y) pairs of equal length, got {len(xs)} and {len(ys)}")
+        raise ValueError(
+            f"need at least two (x, y) pairs of equal length, got {len(xs)} and {len(ys)}"
+        )
     log_x = [math.log(x) for x in xs]
     log_y = [math.log(y) for y in ys]
     mean_x, mean_y = statistics.fmean(log_x), statistics.fmean(log_y)
     spread = sum((x - mean_x) ** 2 for x in log_x)
     if spread == 0:
         raise ValueError("need at least two different x values")
-    return sum((x - mean_x) * (y - mean_y) for x, y in zip(log_x, log_y, strict=True)) / spread
+    return (
+        sum(
+            (x - mean_x) * (y - mean_y)
+            for x, y in zip(log_x, log_y, strict=True)
+        )
+        / spread
+    )

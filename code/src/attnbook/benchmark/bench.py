@@ -25,7 +25,10 @@ and the operation counts are in :mod:`attnbook.benchmark.attention_cost`, the ti
 
 >>> from attnbook.benchmark.bench import run_benchmark
 >>> result = run_benchmark("tiny", device="cpu", threads=1)
->>> result.sdpa_ratio == result.ratio_point.package_over_sdpa, len(result.grid)
+>>> (
+...     result.sdpa_ratio == result.ratio_point.package_over_sdpa,
+...     len(result.grid),
+... )
 (True, 6)
 >>> sorted(result.to_dict())[:4]
 ['cpu_count', 'cuda', 'date', 'device']
@@ -58,7 +61,10 @@ from attnbook.benchmark.timing import peak_cuda_bytes, time_interleaved
 from attnbook.core.progress import tqdm
 from attnbook.core.records import environment, load_average
 from attnbook.core.runtime import get_device
-from attnbook.layers.attention import BahdanauAttention, ScaledDotProductAttention
+from attnbook.layers.attention import (
+    BahdanauAttention,
+    ScaledDotProductAttention,
+)
 
 # --- measuring -------------------------------------------------------------------------------------------
 
@@ -92,9 +98,13 @@ def time_attention_point(
     Returns:
         An :class:`AttentionPoint`.
     """
-    query = torch.randn(batch, tgt_len, dim, generator=generator).to(device)
+    query = torch.randn(batch, tgt_len, dim, generator=generator).to(
+        device
+    )
     keys = torch.randn(batch, src_len, dim, generator=generator).to(device)
-    values = torch.randn(batch, src_len, dim, generator=generator).to(device)
+    values = torch.randn(batch, src_len, dim, generator=generator).to(
+        device
+    )
     attention = ScaledDotProductAttention()
     fns: dict[str, Callable[[], object]] = {
         "package": lambda: attention(query, keys, values),
@@ -103,26 +113,43 @@ def time_attention_point(
     if include_naive:
         fns["naive"] = lambda: naive_attention(query, keys, values)
     if include_sdpa_3d:
-        fns["sdpa_3d"] = lambda: sdpa_context(query, keys, values, head_axis=False)
+        fns["sdpa_3d"] = lambda: sdpa_context(
+            query, keys, values, head_axis=False
+        )
     with torch.inference_mode():
         context, weights = attention(query, keys, values)
-        diff_sdpa = _max_abs_diff(sdpa_context(query, keys, values), context)
+        diff_sdpa = _max_abs_diff(
+            sdpa_context(query, keys, values), context
+        )
         diff_naive = None
         if include_naive:
-            naive_context, naive_weights = naive_attention(query, keys, values)
-            diff_naive = max(_max_abs_diff(naive_context, context), _max_abs_diff(naive_weights, weights))
+            naive_context, naive_weights = naive_attention(
+                query, keys, values
+            )
+            diff_naive = max(
+                _max_abs_diff(naive_context, context),
+                _max_abs_diff(naive_weights, weights),
+            )
         del context, weights
         peaks = None
         if device.type == "cuda":
-            peaks = {name: peak_cuda_bytes(fn, device) for name, fn in fns.items()}
+            peaks = {
+                name: peak_cuda_bytes(fn, device)
+                for name, fn in fns.items()
+            }
         timings = time_interleaved(fns, device, repeats, warmup)
     return AttentionPoint(
         batch,
         tgt_len,
         src_len,
         dim,
-        timings={name: VariantTiming.from_timing(timing) for name, timing in timings.items()},
-        weights_bytes=attention_weight_bytes(batch, tgt_len, src_len, query.element_size()),
+        timings={
+            name: VariantTiming.from_timing(timing)
+            for name, timing in timings.items()
+        },
+        weights_bytes=attention_weight_bytes(
+            batch, tgt_len, src_len, query.element_size()
+        ),
         peak_bytes=peaks,
         max_abs_diff_sdpa=diff_sdpa,
         max_abs_diff_naive=diff_naive,
@@ -155,21 +182,44 @@ def time_key_precompute(
     if generator is None:
         generator = torch.Generator().manual_seed(0)
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(int(torch.randint(2**31 - 1, (1,), generator=generator)))
-        attention = BahdanauAttention(query_dim=query_dim, key_dim=key_dim, attn_dim=attn_dim).to(device)
-    encoder_states = torch.randn(batch, src_len, key_dim, generator=generator).to(device)
-    decoder_states = torch.randn(tgt_len, batch, query_dim, generator=generator).to(device)  # s_{i-1}
+        torch.manual_seed(
+            int(torch.randint(2**31 - 1, (1,), generator=generator))
+        )
+        attention = BahdanauAttention(
+            query_dim=query_dim, key_dim=key_dim, attn_dim=attn_dim
+        ).to(device)
+    encoder_states = torch.randn(
+        batch, src_len, key_dim, generator=generator
+    ).to(device)
+    decoder_states = torch.randn(
+        tgt_len, batch, query_dim, generator=generator
+    ).to(device)  # s_{i-1}
 
     def every_step() -> list[Tensor]:
-        return [attention(state, encoder_states)[0] for state in decoder_states]
+        return [
+            attention(state, encoder_states)[0] for state in decoder_states
+        ]
 
     def once() -> list[Tensor]:
-        projected = attention.project_keys(encoder_states)  # U h_j, once per batch
-        return [attention(state, encoder_states, projected_keys=projected)[0] for state in decoder_states]
+        projected = attention.project_keys(
+            encoder_states
+        )  # U h_j, once per batch
+        return [
+            attention(state, encoder_states, projected_keys=projected)[0]
+            for state in decoder_states
+        ]
 
     with torch.inference_mode():
-        max_diff = max(_max_abs_diff(a, b) for a, b in zip(every_step(), once(), strict=True))
-        timings = time_interleaved({"every_step": every_step, "once": once}, device, repeats, warmup)
+        max_diff = max(
+            _max_abs_diff(a, b)
+            for a, b in zip(every_step(), once(), strict=True)
+        )
+        timings = time_interleaved(
+            {"every_step": every_step, "once": once},
+            device,
+            repeats,
+            warmup,
+        )
     sizes = (src_len, tgt_len, query_dim, key_dim, attn_dim)
     return PrecomputeTiming(
         batch,
@@ -189,7 +239,9 @@ def time_key_precompute(
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
-    return tqdm(total=total, desc="bench", disable=not enabled, file=sys.stderr)
+    return tqdm(
+        total=total, desc="bench", disable=not enabled, file=sys.stderr
+    )
 
 
 def run_benchmark(
@@ -214,20 +266,28 @@ def run_benchmark(
     """
     if isinstance(grid, str):
         if grid not in GRIDS:
-            raise ValueError(f"grid must be one of {sorted(GRIDS)}, got {grid!r}")
+            raise ValueError(
+                f"grid must be one of {sorted(GRIDS)}, got {grid!r}"
+            )
         grid = GRIDS[grid]
     if not isinstance(device, torch.device):
         device = get_device(device or "auto")
     previous_threads = torch.get_num_threads()
     if threads is not None:
         if threads < 1:
-            raise ValueError(f"threads must be a positive integer, got {threads}")
+            raise ValueError(
+                f"threads must be a positive integer, got {threads}"
+            )
         torch.set_num_threads(threads)
     started = time.perf_counter()
     try:
         where = environment(device, torch.get_num_threads())
         generator = torch.Generator().manual_seed(seed)
-        shapes = [(tgt_len, src_len) for tgt_len in grid.tgt_lens for src_len in grid.src_lens]
+        shapes = [
+            (tgt_len, src_len)
+            for tgt_len in grid.tgt_lens
+            for src_len in grid.src_lens
+        ]
         with _progress_bar(len(shapes) + 2, progress) as bar:
             bar.set_postfix_str("sdpa_ratio")
             ratio_point = time_attention_point(
@@ -245,13 +305,19 @@ def run_benchmark(
             bar.update()
             bar.set_postfix_str("precompute")
             precompute = time_key_precompute(
-                device, grid.precompute_repeats, warmup=grid.warmup, generator=generator
+                device,
+                grid.precompute_repeats,
+                warmup=grid.warmup,
+                generator=generator,
             )
             bar.update()
             points = []
             for tgt_len, src_len in shapes:
                 bar.set_postfix_str(f"T={tgt_len}, S={src_len}")
-                include_naive = grid.naive_max_tgt_len is None or tgt_len <= grid.naive_max_tgt_len
+                include_naive = (
+                    grid.naive_max_tgt_len is None
+                    or tgt_len <= grid.naive_max_tgt_len
+                )
                 points.append(
                     time_attention_point(
                         grid.batch,

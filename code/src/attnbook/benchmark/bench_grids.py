@@ -48,16 +48,35 @@ class BenchGrid:
 
     def to_dict(self) -> dict[str, Any]:
         """The grid as plain values (the ``grid_config`` of a result's JSON)."""
-        return {**asdict(self), "tgt_lens": list(self.tgt_lens), "src_lens": list(self.src_lens)}
+        return {
+            **asdict(self),
+            "tgt_lens": list(self.tgt_lens),
+            "src_lens": list(self.src_lens),
+        }
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> BenchGrid:
         """The grid of a result's JSON ``grid_config``."""
-        return cls(**{**values, "tgt_lens": tuple(values["tgt_lens"]), "src_lens": tuple(values["src_lens"])})
+        return cls(
+            **{
+                **values,
+                "tgt_lens": tuple(values["tgt_lens"]),
+                "src_lens": tuple(values["src_lens"]),
+            }
+        )
 
 
 GRIDS: dict[str, BenchGrid] = {
-    "tiny": BenchGrid("tiny", 2, 8, (4, 8), (4, 8, 16), repeats=3, ratio_repeats=3, precompute_repeats=3),
+    "tiny": BenchGrid(
+        "tiny",
+        2,
+        8,
+        (4, 8),
+        (4, 8, 16),
+        repeats=3,
+        ratio_repeats=3,
+        precompute_repeats=3,
+    ),
     "quick": BenchGrid(
         "quick",
         4,

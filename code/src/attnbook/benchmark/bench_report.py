@@ -4,7 +4,10 @@ A result is saved as the JSON of :meth:`~attnbook.benchmark.bench_results.Benchm
 a :class:`~attnbook.benchmark.bench_results.BenchmarkResult`; a run recorded on a CUDA GPU ships with the package
 (:func:`packaged_result`), so a reader without a GPU still sees one.
 
->>> from attnbook.benchmark.bench_report import format_report, packaged_result
+>>> from attnbook.benchmark.bench_report import (
+...     format_report,
+...     packaged_result,
+... )
 >>> recorded = packaged_result()  # None if no GPU run is recorded
 >>> recorded is None or recorded.environment.device == "cuda"
 True
@@ -32,14 +35,18 @@ def load_result(path: str | os.PathLike[str]) -> BenchmarkResult:
     """
     values = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(values, dict):
-        raise ValueError(f"{path} is not a benchmark result: it holds a {type(values).__name__}")
+        raise ValueError(
+            f"{path} is not a benchmark result: it holds a {type(values).__name__}"
+        )
     try:
         return BenchmarkResult.from_dict(values)
     except ValueError as error:
         raise ValueError(f"{path} is {error}") from error
 
 
-def packaged_result(name: str = PACKAGED_CUDA_RESULT) -> BenchmarkResult | None:
+def packaged_result(
+    name: str = PACKAGED_CUDA_RESULT,
+) -> BenchmarkResult | None:
     """Load a result shipped in ``attnbook/data`` (e.g. a recorded CUDA run), or ``None`` if there is none.
 
     Record one on a GPU with ``python -m attnbook bench --device cuda --json --save
@@ -64,10 +71,18 @@ def format_report(result: BenchmarkResult) -> str:
 
     >>> from attnbook.benchmark.bench import run_benchmark
     >>> report = format_report(run_benchmark("tiny", device="cpu"))
-    >>> report.splitlines()[-1].startswith("finished in"), "sdpa_ratio" in report
+    >>> (
+    ...     report.splitlines()[-1].startswith("finished in"),
+    ...     "sdpa_ratio" in report,
+    ... )
     (True, True)
     """
-    where, ratio, pre, grid = result.environment, result.ratio_point, result.precompute, result.grid_config
+    where, ratio, pre, grid = (
+        result.environment,
+        result.ratio_point,
+        result.precompute,
+        result.grid_config,
+    )
     lines = [
         f"attention cost on {where.device} ({where.device_name}), {where.threads} "
         f"thread{'s' if where.threads != 1 else ''}, torch {where.torch}, {where.date}, "
@@ -89,7 +104,11 @@ def format_report(result: BenchmarkResult) -> str:
     ]
     for point in result.grid:
         peaks = point.peak_bytes
-        peak_text = "-" if peaks is None else "/".join(_mib(peaks.get(name)) for name in VARIANTS)
+        peak_text = (
+            "-"
+            if peaks is None
+            else "/".join(_mib(peaks.get(name)) for name in VARIANTS)
+        )
         lines.append(
             f"{point.tgt_len:>6} {point.src_len:>6} {_ms(point.seconds('package')):>10} "
             f"{_ms(point.seconds('sdpa')):>10} {_ms(point.seconds('naive')):>10} {point.package_over_sdpa:>9.2f} "

@@ -6,7 +6,9 @@ A :class:`BenchmarkResult` holds an :class:`Environment`, the :class:`AttentionP
 --json`` prints; ``from_dict()`` reads it back.
 
 >>> from attnbook.benchmark.bench_results import VariantTiming
->>> timing = VariantTiming(seconds=0.002, times=(0.003, 0.002, 0.001), page_faults=None)
+>>> timing = VariantTiming(
+...     seconds=0.002, times=(0.003, 0.002, 0.001), page_faults=None
+... )
 >>> timing.to_dict("package")
 {'package_s': 0.002, 'package_times_s': [0.003, 0.002, 0.001], 'package_page_faults': None}
 >>> VariantTiming.from_dict(timing.to_dict("package"), "package") == timing
@@ -56,11 +58,17 @@ class VariantTiming:
         }
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any], name: str) -> VariantTiming | None:
+    def from_dict(
+        cls, values: dict[str, Any], name: str
+    ) -> VariantTiming | None:
         """The timing stored under ``name`` in a result's JSON; ``None`` when it was skipped."""
         if values.get(f"{name}_s") is None:
             return None
-        return cls(values[f"{name}_s"], tuple(values[f"{name}_times_s"]), values[f"{name}_page_faults"])
+        return cls(
+            values[f"{name}_s"],
+            tuple(values[f"{name}_times_s"]),
+            values[f"{name}_page_faults"],
+        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,9 @@ class AttentionPoint:
     @property
     def package_over_sdpa(self) -> float:
         """The package's median time over SDPA's: above 1, SDPA is faster."""
-        return self.timings["package"].seconds / self.timings["sdpa"].seconds
+        return (
+            self.timings["package"].seconds / self.timings["sdpa"].seconds
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The point as plain values, for JSON (a skipped naive loop as ``None`` values)."""
@@ -105,11 +115,21 @@ class AttentionPoint:
             "src_len": self.src_len,
             "dim": self.dim,
         }
-        names = (*VARIANTS, "sdpa_3d") if "sdpa_3d" in self.timings else VARIANTS
+        names = (
+            (*VARIANTS, "sdpa_3d")
+            if "sdpa_3d" in self.timings
+            else VARIANTS
+        )
         for name in names:
             timing = self.timings.get(name)
             if timing is None:
-                values.update({f"{name}_s": None, f"{name}_times_s": None, f"{name}_page_faults": None})
+                values.update(
+                    {
+                        f"{name}_s": None,
+                        f"{name}_times_s": None,
+                        f"{name}_page_faults": None,
+                    }
+                )
             else:
                 values.update(timing.to_dict(name))
         values.update(
@@ -123,10 +143,20 @@ class AttentionPoint:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> AttentionPoint:
-        timings = {name: VariantTiming.from_dict(values, name) for name in (*VARIANTS, "sdpa_3d")}
+        timings = {
+            name: VariantTiming.from_dict(values, name)
+            for name in (*VARIANTS, "sdpa_3d")
+        }
         return cls(
-            *(values[key] for key in ("batch", "tgt_len", "src_len", "dim")),
-            timings={name: timing for name, timing in timings.items() if timing is not None},
+            *(
+                values[key]
+                for key in ("batch", "tgt_len", "src_len", "dim")
+            ),
+            timings={
+                name: timing
+                for name, timing in timings.items()
+                if timing is not None
+            },
             weights_bytes=values["weights_bytes"],
             peak_bytes=values["peak_bytes"],
             max_abs_diff_sdpa=values["max_abs_diff_sdpa"],
@@ -163,7 +193,14 @@ class PrecomputeTiming:
         return self.every_step.seconds / self.once.seconds
 
     def to_dict(self) -> dict[str, Any]:
-        sizes = ("batch", "src_len", "tgt_len", "query_dim", "key_dim", "attn_dim")
+        sizes = (
+            "batch",
+            "src_len",
+            "tgt_len",
+            "query_dim",
+            "key_dim",
+            "attn_dim",
+        )
         return {
             **{name: getattr(self, name) for name in sizes},
             **self.every_step.to_dict("every_step"),
@@ -175,7 +212,14 @@ class PrecomputeTiming:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> PrecomputeTiming:
-        sizes = ("batch", "src_len", "tgt_len", "query_dim", "key_dim", "attn_dim")
+        sizes = (
+            "batch",
+            "src_len",
+            "tgt_len",
+            "query_dim",
+            "key_dim",
+            "attn_dim",
+        )
         return cls(
             *(values[name] for name in sizes),
             every_step=VariantTiming.from_dict(values, "every_step"),  # type: ignore[arg-type]
@@ -226,7 +270,9 @@ class BenchmarkResult:
         for point in self.grid:
             if (point.tgt_len, point.src_len) == (tgt_len, src_len):
                 return point
-        raise KeyError(f"the grid has no point with tgt_len={tgt_len}, src_len={src_len}")
+        raise KeyError(
+            f"the grid has no point with tgt_len={tgt_len}, src_len={src_len}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the JSON that ``python -m attnbook bench --json`` prints and ``--save`` writes."""
@@ -251,20 +297,34 @@ class BenchmarkResult:
         Raises:
             ValueError: a key is missing; the message names the missing keys.
         """
-        environment_keys = [name for name in Environment.__dataclass_fields__ if name != "dtype"]
-        required = {*environment_keys, "ratio_point", "precompute", "grid_config", "grid", "seconds"}
+        environment_keys = [
+            name
+            for name in Environment.__dataclass_fields__
+            if name != "dtype"
+        ]
+        required = {
+            *environment_keys,
+            "ratio_point",
+            "precompute",
+            "grid_config",
+            "grid",
+            "seconds",
+        }
         missing = sorted(required - set(values))
         if missing:
             raise ValueError(f"not a benchmark result: it lacks {missing}")
         environment = Environment(
-            **{name: values[name] for name in environment_keys}, dtype=values.get("dtype", "float32")
+            **{name: values[name] for name in environment_keys},
+            dtype=values.get("dtype", "float32"),
         )
         return cls(
             environment=environment,
             ratio_point=AttentionPoint.from_dict(values["ratio_point"]),
             precompute=PrecomputeTiming.from_dict(values["precompute"]),
             grid_config=BenchGrid.from_dict(values["grid_config"]),
-            grid=tuple(AttentionPoint.from_dict(point) for point in values["grid"]),
+            grid=tuple(
+                AttentionPoint.from_dict(point) for point in values["grid"]
+            ),
             load_average_end=values.get("load_average_end"),
             seconds=values["seconds"],
         )

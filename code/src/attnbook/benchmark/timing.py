@@ -3,7 +3,9 @@
 >>> from attnbook.benchmark.timing import time_interleaved
 >>> import torch
 >>> timings = time_interleaved(
-...     {"sum": lambda: sum(range(100)), "max": lambda: max(range(100))}, torch.device("cpu"), repeats=3
+...     {"sum": lambda: sum(range(100)), "max": lambda: max(range(100))},
+...     torch.device("cpu"),
+...     repeats=3,
 ... )
 >>> sorted(timings), len(timings["sum"].times)
 (['max', 'sum'], 3)
@@ -42,7 +44,11 @@ class Timing:
 
     @property
     def median_page_faults(self) -> float | None:
-        return None if self.page_faults is None else statistics.median(self.page_faults)
+        return (
+            None
+            if self.page_faults is None
+            else statistics.median(self.page_faults)
+        )
 
 
 def _minor_page_faults() -> int | None:
@@ -57,7 +63,10 @@ def _synchronize(device: torch.device) -> None:
 
 
 def time_interleaved(
-    fns: Mapping[str, Callable[[], object]], device: torch.device, repeats: int, warmup: int = 1
+    fns: Mapping[str, Callable[[], object]],
+    device: torch.device,
+    repeats: int,
+    warmup: int = 1,
 ) -> dict[str, Timing]:
     """Time several variants side by side: ``warmup`` untimed calls each, then ``repeats`` rounds.
 
@@ -87,10 +96,18 @@ def time_interleaved(
             faults_after = _minor_page_faults()
             if faults_before is not None and faults_after is not None:
                 faults[name].append(faults_after - faults_before)
-    return {name: Timing(tuple(times[name]), tuple(faults[name]) if faults[name] else None) for name in names}
+    return {
+        name: Timing(
+            tuple(times[name]),
+            tuple(faults[name]) if faults[name] else None,
+        )
+        for name in names
+    }
 
 
-def peak_cuda_bytes(fn: Callable[[], object], device: torch.device) -> int | None:
+def peak_cuda_bytes(
+    fn: Callable[[], object], device: torch.device
+) -> int | None:
     """Peak CUDA memory allocated by one call of ``fn`` beyond what was allocated before it; None off CUDA."""
     if device.type != "cuda":
         return None

@@ -43,7 +43,10 @@ class SourceListing:
     @property
     def folded(self) -> bool:
         """Whether the listing opens folded: it was given an excerpt, or it is long."""
-        return self.excerpt is not None or len(self.source.splitlines()) > FOLD_AFTER
+        return (
+            self.excerpt is not None
+            or len(self.source.splitlines()) > FOLD_AFTER
+        )
 
     def shown_lines(self) -> tuple[int, int]:
         """The ``(start, stop)`` slice of the source's lines shown above the fold."""
@@ -67,7 +70,9 @@ class SourceListing:
         if stop < len(lines):
             shown = f"{shown}\n...  # {len(lines) - stop} lines below"
         first, last = self.first_line + start, self.first_line + stop - 1
-        span = f"Line {first}" if first == last else f"Lines {first}-{last}"
+        span = (
+            f"Line {first}" if first == last else f"Lines {first}-{last}"
+        )
         return (
             f"{fence}python\n{shown}\n{fence}\n\n"
             f"*{span} of `{self.path}`; the whole of `{self.name.rsplit('.', 1)[-1]}` is folded "
@@ -83,26 +88,44 @@ class SourceListing:
 def _head_length(lines: list[str]) -> int:
     """How many lines make the signature and the first line of the docstring (at least the first line)."""
     for k, line in enumerate(lines):
-        if line.rstrip().endswith(":") and not line.lstrip().startswith(("@", "#")):
+        if line.rstrip().endswith(":") and not line.lstrip().startswith(
+            ("@", "#")
+        ):
             following = lines[k + 1].strip() if k + 1 < len(lines) else ""
-            return k + 2 if following.lstrip("rR").startswith('"""') else k + 1
+            return (
+                k + 2
+                if following.lstrip("rR").startswith('"""')
+                else k + 1
+            )
     return 1
 
 
-def _excerpt(source: str, focus: tuple[str, str], name: str) -> tuple[int, int]:
+def _excerpt(
+    source: str, focus: tuple[str, str], name: str
+) -> tuple[int, int]:
     """The lines from the first that contains ``focus[0]`` to the next that contains ``focus[1]``."""
     lines = source.splitlines()
     first, last = focus
-    start = next((k for k, line in enumerate(lines) if first in line), None)
+    start = next(
+        (k for k, line in enumerate(lines) if first in line), None
+    )
     if start is None:
-        raise ValueError(f"show_source: no line of {name} contains {first!r}")
-    stop = next((k for k in range(start, len(lines)) if last in lines[k]), None)
+        raise ValueError(
+            f"show_source: no line of {name} contains {first!r}"
+        )
+    stop = next(
+        (k for k in range(start, len(lines)) if last in lines[k]), None
+    )
     if stop is None:
-        raise ValueError(f"show_source: no line of {name} from {first!r} on contains {last!r}")
+        raise ValueError(
+            f"show_source: no line of {name} from {first!r} on contains {last!r}"
+        )
     return start, stop + 1
 
 
-def show_source(obj: object, focus: tuple[str, str] | None = None) -> SourceListing:
+def show_source(
+    obj: object, focus: tuple[str, str] | None = None
+) -> SourceListing:
     """Return the source of a class, function or method of the package for display.
 
     In a notebook the returned object renders as a highlighted code block with the file and line it
@@ -125,34 +148,53 @@ def show_source(obj: object, focus: tuple[str, str] | None = None) -> SourceList
     >>> print(show_source(get_device).source.splitlines()[0])
     def get_device(prefer: str = "auto") -> torch.device:
     >>> from attnbook.nmt.training import train
-    >>> listing = show_source(train, focus=("for step, batch in", "optimizer.step()"))
-    >>> listing.folded, listing.source.splitlines()[listing.excerpt[0]].strip()[:18]
+    >>> listing = show_source(
+    ...     train, focus=("for step, batch in", "optimizer.step()")
+    ... )
+    >>> (
+    ...     listing.folded,
+    ...     listing.source.splitlines()[listing.excerpt[0]].strip()[:18],
+    ... )
     (True, 'for step, batch in')
-    >>> from attnbook.nmt.search import beam_search  # decorated with torch.no_grad()
+    >>> from attnbook.nmt.search import (
+    ...     beam_search,
+    ... )  # decorated with torch.no_grad()
     >>> show_source(beam_search).path
     'attnbook/nmt/search.py'
     """
     target = obj.fget if isinstance(obj, property) else obj
     try:
         lines, first_line = inspect.getsourcelines(target)
-        path = inspect.getsourcefile(inspect.unwrap(target)) or "<unknown>"  # a decorator's file is not it
+        path = (
+            inspect.getsourcefile(inspect.unwrap(target)) or "<unknown>"
+        )  # a decorator's file is not it
     except (TypeError, OSError) as exc:
         raise TypeError(
             f"show_source needs a class, function, method or module defined in a file; got {type(obj).__name__} "
             f"{obj!r:.60}"
         ) from exc
-    name = getattr(target, "__qualname__", getattr(target, "__name__", repr(target)))
-    module = getattr(target, "__module__", None) or getattr(target, "__name__", "")
+    name = getattr(
+        target, "__qualname__", getattr(target, "__name__", repr(target))
+    )
+    module = getattr(target, "__module__", None) or getattr(
+        target, "__name__", ""
+    )
     qualified = f"{module}.{name}" if module and module != name else name
     marker = "/attnbook/"
-    short_path = "attnbook/" + path.split(marker, 1)[1] if marker in path else path.rsplit("/", 1)[-1]
+    short_path = (
+        "attnbook/" + path.split(marker, 1)[1]
+        if marker in path
+        else path.rsplit("/", 1)[-1]
+    )
     source = textwrap.dedent("".join(lines))
     return SourceListing(
         name=qualified,
         source=source,
         path=short_path,
         first_line=max(first_line, 1),
-        excerpt=None if focus is None else _excerpt(source, focus, qualified),
+        excerpt=None
+        if focus is None
+        else _excerpt(source, focus, qualified),
     )
 
 
@@ -168,7 +210,9 @@ def glue(name: str, value: object, display: bool = False) -> None:
         value: the number or object to store.
         display: also show the value in the cell's output.
 
-    >>> glue("heads", 8)  # shows nothing; the prose can now say {glue:text}`heads`
+    >>> glue(
+    ...     "heads", 8
+    ... )  # shows nothing; the prose can now say {glue:text}`heads`
     >>> glue("best_bleu", 0.25, display=True)
     0.25
     """

@@ -45,7 +45,9 @@ def set_book_style() -> None:
     )
 
 
-def _as_matrix(weights: torch.Tensor | np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+def _as_matrix(
+    weights: torch.Tensor | np.ndarray | Sequence[Sequence[float]],
+) -> np.ndarray:
     if isinstance(weights, torch.Tensor):
         weights = weights.detach().to("cpu", torch.float32).numpy()
     matrix = np.asarray(weights, dtype=float)
@@ -93,8 +95,16 @@ def attention_heatmap(
         ValueError: the weights are not 1-D or 2-D, or the token lists do not match their shape.
 
     >>> weights = torch.tensor([[0.9, 0.1], [0.2, 0.8]])
-    >>> ax = attention_heatmap(weights, ["the", "cat"], ["le", "chat"], highlight=[(0, 0), (1, 1)])
-    >>> [label.get_text() for label in ax.get_xticklabels()], ax.get_ylabel()
+    >>> ax = attention_heatmap(
+    ...     weights,
+    ...     ["the", "cat"],
+    ...     ["le", "chat"],
+    ...     highlight=[(0, 0), (1, 1)],
+    ... )
+    >>> (
+    ...     [label.get_text() for label in ax.get_xticklabels()],
+    ...     ax.get_ylabel(),
+    ... )
     (['the', 'cat'], 'target')
     """
     import matplotlib.pyplot as plt
@@ -110,7 +120,9 @@ def attention_heatmap(
     if tgt_tokens is None:
         tgt_tokens = [str(i) for i in range(tgt_len)]
     if len(tgt_tokens) != tgt_len:
-        raise ValueError(f"tgt_tokens has {len(tgt_tokens)} labels but weights have tgt_len={tgt_len} rows")
+        raise ValueError(
+            f"tgt_tokens has {len(tgt_tokens)} labels but weights have tgt_len={tgt_len} rows"
+        )
     if ax is None:
         width = min(2.0 + 0.55 * src_len, 14.0)
         height = min(1.4 + 0.45 * tgt_len, 12.0)
@@ -136,8 +148,19 @@ def attention_heatmap(
     )
     for row, col in highlight or ():
         if not (0 <= row < tgt_len and 0 <= col < src_len):
-            raise ValueError(f"highlight cell {(row, col)} is outside the {tgt_len} x {src_len} matrix")
-        ax.add_patch(Rectangle((col, row), 1, 1, fill=False, edgecolor="#1f77b4", linewidth=2.0))
+            raise ValueError(
+                f"highlight cell {(row, col)} is outside the {tgt_len} x {src_len} matrix"
+            )
+        ax.add_patch(
+            Rectangle(
+                (col, row),
+                1,
+                1,
+                fill=False,
+                edgecolor="#1f77b4",
+                linewidth=2.0,
+            )
+        )
     ax.set_xlabel("source")
     ax.set_ylabel("target")
     ax.tick_params(axis="x", labelrotation=45)
@@ -169,10 +192,14 @@ class ScaleEntry:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.low <= self.high <= 100.0:
-            raise ValueError(f"need 0 <= low <= high <= 100, got low={self.low} and high={self.high}")
+            raise ValueError(
+                f"need 0 <= low <= high <= 100, got low={self.low} and high={self.high}"
+            )
 
 
-def bleu_scale_figure(entries: Sequence[ScaleEntry], ax: Axes | None = None) -> Axes:
+def bleu_scale_figure(
+    entries: Sequence[ScaleEntry], ax: Axes | None = None
+) -> Axes:
     """Place BLEU scores on one horizontal scale, the book's models beside published ones, highest first.
 
     A range is drawn as a bar from ``low`` to ``high`` with a dot at each end; a single score as a dot.
@@ -196,9 +223,25 @@ def bleu_scale_figure(entries: Sequence[ScaleEntry], ax: Axes | None = None) -> 
     book, other = sns.color_palette("colorblind", 2)
     for row, entry in enumerate(ordered):
         colour = book if entry.group == "book" else other
-        ax.plot([entry.low, entry.high], [row, row], color=colour, linewidth=6, solid_capstyle="round")
-        ax.plot([entry.low, entry.high], [row, row], "o", color=colour, markersize=6)
-        text = f"{entry.low:.1f}" if entry.low == entry.high else f"{entry.low:.1f}-{entry.high:.1f}"
+        ax.plot(
+            [entry.low, entry.high],
+            [row, row],
+            color=colour,
+            linewidth=6,
+            solid_capstyle="round",
+        )
+        ax.plot(
+            [entry.low, entry.high],
+            [row, row],
+            "o",
+            color=colour,
+            markersize=6,
+        )
+        text = (
+            f"{entry.low:.1f}"
+            if entry.low == entry.high
+            else f"{entry.low:.1f}-{entry.high:.1f}"
+        )
         ax.annotate(
             f"{text}  {entry.note}".rstrip(),
             (entry.high, row),

@@ -74,7 +74,9 @@ class Widget:
     name: str
     kind: str
     html: str
-    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    data: Mapping[str, Any] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def size(self) -> int:
@@ -89,8 +91,13 @@ class Widget:
     def _repr_html_(self) -> str:
         return self.html
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/html": self.html, "image/png": base64.b64encode(self.png).decode("ascii")}
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        return {
+            "text/html": self.html,
+            "image/png": base64.b64encode(self.png).decode("ascii"),
+        }
 
     def __repr__(self) -> str:
         return f"Widget(name={self.name!r}, kind={self.kind!r}, size={self.size:,} bytes)"
@@ -119,26 +126,40 @@ def _array(name: str, value: ArrayLike, ndim: int) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be a tensor, an array or nested lists of numbers; {error}") from error
+        raise TypeError(
+            f"{name} must be a tensor, an array or nested lists of numbers; {error}"
+        ) from error
     if array.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {tuple(array.shape)}")
+        raise ValueError(
+            f"{name} must be {ndim}-D, got shape {tuple(array.shape)}"
+        )
     return array
 
 
-def _finite(name: str, array: np.ndarray, allow_neg_inf: bool = False) -> None:
-    bad = np.isnan(array) | (np.isinf(array) & ~(allow_neg_inf & (array < 0)))
+def _finite(
+    name: str, array: np.ndarray, allow_neg_inf: bool = False
+) -> None:
+    bad = np.isnan(array) | (
+        np.isinf(array) & ~(allow_neg_inf & (array < 0))
+    )
     if bad.any():
         raise ValueError(
             f"{name} has {int(bad.sum())} non-finite entries (first at {np.argwhere(bad)[0].tolist()})"
         )
 
 
-def _tokens(name: str, tokens: Sequence[str], length: int, axis: str) -> list[str]:
+def _tokens(
+    name: str, tokens: Sequence[str], length: int, axis: str
+) -> list[str]:
     if isinstance(tokens, str):
-        raise TypeError(f"{name} must be a sequence of tokens, not one string: split it first")
+        raise TypeError(
+            f"{name} must be a sequence of tokens, not one string: split it first"
+        )
     tokens = [str(token) for token in tokens]
     if len(tokens) != length:
-        raise ValueError(f"{name} has {len(tokens)} tokens but the weights have {length} {axis}")
+        raise ValueError(
+            f"{name} has {len(tokens)} tokens but the weights have {length} {axis}"
+        )
     return tokens
 
 
@@ -146,7 +167,9 @@ def _rounded(array: np.ndarray) -> list:
     """Nested lists rounded to DECIMALS; ``-inf`` (a masked score) becomes ``None``."""
     rounded = np.round(array, DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
     return [
-        _rounded(row) if isinstance(row, np.ndarray) else (None if math.isinf(row) else float(row))
+        _rounded(row)
+        if isinstance(row, np.ndarray)
+        else (None if math.isinf(row) else float(row))
         for row in rounded
     ]
 
@@ -164,20 +187,36 @@ def _weights(name: str, value: ArrayLike) -> np.ndarray:
 def _slug(name: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     if not slug:
-        raise ValueError(f"name must contain a letter or a digit, got {name!r}")
+        raise ValueError(
+            f"name must contain a letter or a digit, got {name!r}"
+        )
     return slug
 
 
-def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Widget:
-    payload = json.dumps({"kind": kind, **data}, separators=(",", ":"), allow_nan=False)  # ASCII
+def _render(
+    kind: str, data: dict, name: str | None, caption: str | None
+) -> Widget:
+    payload = json.dumps(
+        {"kind": kind, **data}, separators=(",", ":"), allow_nan=False
+    )  # ASCII
     if name is None:
-        digest = hashlib.sha1(f"{kind}\0{payload}\0{caption}".encode()).hexdigest()[:10]
+        digest = hashlib.sha1(
+            f"{kind}\0{payload}\0{caption}".encode()
+        ).hexdigest()[:10]
         element_id = f"aw-{kind}-{digest}"
     else:
         element_id = f"aw-{_slug(name)}"
-    payload = payload.replace("</", "<\\/")  # JSON inside <script>: never close the element early
-    caption_html = f'<div class="aw-caption">{_ascii_html(caption)}</div>' if caption else ""
-    label = _ascii_html(caption or f"interactive attention figure ({kind})")
+    payload = payload.replace(
+        "</", "<\\/"
+    )  # JSON inside <script>: never close the element early
+    caption_html = (
+        f'<div class="aw-caption">{_ascii_html(caption)}</div>'
+        if caption
+        else ""
+    )
+    label = _ascii_html(
+        caption or f"interactive attention figure ({kind})"
+    )
     document = (
         f"<style>{_asset('widgets.css')}</style>"
         f'<div class="attention-widget" id="{element_id}" data-kind="{kind}" role="figure" aria-label="{label}">'
@@ -185,7 +224,9 @@ def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Wid
         f'<script type="application/json" class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', element_id)}</script></div>"
     )
-    assert document.isascii()  # the page's declared encoding cannot garble it
+    assert (
+        document.isascii()
+    )  # the page's declared encoding cannot garble it
     widget = Widget(element_id, kind, document, {"kind": kind, **data})
     if widget.size > MAX_BYTES:
         raise ValueError(
@@ -197,7 +238,11 @@ def _render(kind: str, data: dict, name: str | None, caption: str | None) -> Wid
 
 def _ascii_html(text: str) -> str:
     """Escaped text in pure ASCII (non-ASCII characters as references): any page encoding shows it right."""
-    return html.escape(text, quote=True).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return (
+        html.escape(text, quote=True)
+        .encode("ascii", "xmlcharrefreplace")
+        .decode("ascii")
+    )
 
 
 def attention_widget(
@@ -232,15 +277,21 @@ def attention_widget(
     matrix = _weights("weights", weights)
     tgt_len, src_len = matrix.shape
     data = {
-        "src": _tokens("src_tokens", src_tokens, src_len, "columns (src_len)"),
-        "tgt": _tokens("tgt_tokens", tgt_tokens, tgt_len, "rows (tgt_len)"),
+        "src": _tokens(
+            "src_tokens", src_tokens, src_len, "columns (src_len)"
+        ),
+        "tgt": _tokens(
+            "tgt_tokens", tgt_tokens, tgt_len, "rows (tgt_len)"
+        ),
         "weights": _rounded(matrix),
         "scores": None,
     }
     if scores is not None:
         score_matrix = _array("scores", scores, 2)
         if score_matrix.shape != matrix.shape:
-            raise ValueError(f"scores must have the weights' shape {matrix.shape}, got {score_matrix.shape}")
+            raise ValueError(
+                f"scores must have the weights' shape {matrix.shape}, got {score_matrix.shape}"
+            )
         _finite("scores", score_matrix, allow_neg_inf=True)
         data["scores"] = _rounded(score_matrix)
     return _render("matrix", data, name, caption)
@@ -256,7 +307,9 @@ def _run_data(label: str, run: DecoderRun, src_len: int) -> dict:
     data = {
         "label": label,
         "weights": _rounded(weights),
-        "emitted": _tokens(f"runs[{label!r}].emitted", run.emitted, steps, "rows (steps)"),
+        "emitted": _tokens(
+            f"runs[{label!r}].emitted", run.emitted, steps, "rows (steps)"
+        ),
         "scores": None,
         "queries": None,
     }
@@ -304,11 +357,21 @@ def decoder_stepper(
     """
     runs = {"": runs} if isinstance(runs, DecoderRun) else dict(runs)
     if not runs:
-        raise ValueError("runs is empty: pass a DecoderRun or a mapping of labels to DecoderRuns")
+        raise ValueError(
+            "runs is empty: pass a DecoderRun or a mapping of labels to DecoderRuns"
+        )
     if isinstance(src_tokens, str):
-        raise TypeError("src_tokens must be a sequence of tokens, not one string: split it first")
+        raise TypeError(
+            "src_tokens must be a sequence of tokens, not one string: split it first"
+        )
     src = [str(token) for token in src_tokens]
-    data = {"src": src, "runs": [_run_data(str(label), run, len(src)) for label, run in runs.items()]}
+    data = {
+        "src": src,
+        "runs": [
+            _run_data(str(label), run, len(src))
+            for label, run in runs.items()
+        ],
+    }
     return _render("stepper", data, name, caption)
 
 
@@ -338,10 +401,14 @@ def weights_slider(
     frames = _weights("weights", weights)
     values = _array("values", values, 1)
     if len(values) != frames.shape[0]:
-        raise ValueError(f"values has {len(values)} entries but weights has {frames.shape[0]} rows (frames)")
+        raise ValueError(
+            f"values has {len(values)} entries but weights has {frames.shape[0]} rows (frames)"
+        )
     _finite("values", values)
     data = {
-        "src": _tokens("key_tokens", key_tokens, frames.shape[1], "columns"),
+        "src": _tokens(
+            "key_tokens", key_tokens, frames.shape[1], "columns"
+        ),
         "parameter": parameter,
         "values": [float(f"{value:.4g}") for value in values],
         "weights": _rounded(frames),
@@ -383,14 +450,24 @@ def curve_slider(
     grid = _array("x", x, 1)
     frames = _array("curves", curves, 2)
     values = _array("values", values, 1)
-    for label, array in (("x", grid), ("curves", frames), ("values", values)):
+    for label, array in (
+        ("x", grid),
+        ("curves", frames),
+        ("values", values),
+    ):
         _finite(label, array)
     if frames.shape[1] != len(grid):
-        raise ValueError(f"curves has {frames.shape[1]} columns but x has {len(grid)} grid points")
+        raise ValueError(
+            f"curves has {frames.shape[1]} columns but x has {len(grid)} grid points"
+        )
     if len(values) != frames.shape[0]:
-        raise ValueError(f"values has {len(values)} entries but curves has {frames.shape[0]} rows (frames)")
+        raise ValueError(
+            f"values has {len(values)} entries but curves has {frames.shape[0]} rows (frames)"
+        )
     if len(grid) < 2 or (np.diff(grid) <= 0).any():
-        raise ValueError("x must have at least two grid points, in increasing order")
+        raise ValueError(
+            "x must have at least two grid points, in increasing order"
+        )
     data = {
         "parameter": parameter,
         "values": [float(f"{value:.4g}") for value in values],
@@ -402,14 +479,21 @@ def curve_slider(
         "yLabel": y_label,
     }
     if points is not None:
-        xs, ys = _array("points[0]", points[0], 1), _array("points[1]", points[1], 1)
+        xs, ys = (
+            _array("points[0]", points[0], 1),
+            _array("points[1]", points[1], 1),
+        )
         if xs.shape != ys.shape:
-            raise ValueError(f"points must be two arrays of one length, got {len(xs)} and {len(ys)}")
+            raise ValueError(
+                f"points must be two arrays of one length, got {len(xs)} and {len(ys)}"
+            )
         data["points"] = [_rounded(xs), _rounded(ys)]
     if reference is not None:
         ref = _array("reference", reference, 1)
         if ref.shape != grid.shape:
-            raise ValueError(f"reference has {len(ref)} values but x has {len(grid)} grid points")
+            raise ValueError(
+                f"reference has {len(ref)} values but x has {len(grid)} grid points"
+            )
         data["reference"] = _rounded(ref)
     return _render("curve", data, name, caption)
 
@@ -451,21 +535,40 @@ def checkpoint_slider(
     n_frames, tgt_len, src_len = frames.shape
     step_values = [int(step) for step in steps]
     if len(step_values) != n_frames:
-        raise ValueError(f"steps has {len(step_values)} entries but weights has {n_frames} frames")
+        raise ValueError(
+            f"steps has {len(step_values)} entries but weights has {n_frames} frames"
+        )
     fields = (
-        [list(map(list, frame.items())) for frame in measures] if measures is not None else [[]] * n_frames
+        [list(map(list, frame.items())) for frame in measures]
+        if measures is not None
+        else [[]] * n_frames
     )
     if len(fields) != n_frames:
-        raise ValueError(f"measures has {len(fields)} entries but weights has {n_frames} frames")
-    link_list = [[int(i), int(j)] for i, j in links] if links is not None else None
-    if link_list and any(not (0 <= i < tgt_len and 0 <= j < src_len) for i, j in link_list):
-        raise ValueError(f"links must lie inside the {tgt_len} x {src_len} matrix")
+        raise ValueError(
+            f"measures has {len(fields)} entries but weights has {n_frames} frames"
+        )
+    link_list = (
+        [[int(i), int(j)] for i, j in links] if links is not None else None
+    )
+    if link_list and any(
+        not (0 <= i < tgt_len and 0 <= j < src_len) for i, j in link_list
+    ):
+        raise ValueError(
+            f"links must lie inside the {tgt_len} x {src_len} matrix"
+        )
     data = {
-        "src": _tokens("src_tokens", src_tokens, src_len, "columns (src_len)"),
-        "tgt": _tokens("tgt_tokens", tgt_tokens, tgt_len, "rows (tgt_len)"),
+        "src": _tokens(
+            "src_tokens", src_tokens, src_len, "columns (src_len)"
+        ),
+        "tgt": _tokens(
+            "tgt_tokens", tgt_tokens, tgt_len, "rows (tgt_len)"
+        ),
         "steps": step_values,
         "weights": _rounded(frames),
-        "fields": [[[str(key), str(value)] for key, value in frame] for frame in fields],
+        "fields": [
+            [[str(key), str(value)] for key, value in frame]
+            for frame in fields
+        ],
         "links": link_list,
     }
     return _render("checkpoints", data, name, caption)
@@ -527,9 +630,13 @@ def translator_widget(
         ValueError: ``src`` is empty or ``size`` is not positive.
     """
     if not isinstance(src, str) or not src.strip():
-        raise ValueError(f"src must be the URL of the weights file, got {src!r}")
+        raise ValueError(
+            f"src must be the URL of the weights file, got {src!r}"
+        )
     if size < 1:
-        raise ValueError(f"size must be the weights file's size in bytes (positive), got {size}")
+        raise ValueError(
+            f"size must be the weights file's size in bytes (positive), got {size}"
+        )
     megabytes = f"{size / 1e6:.1f}"
     data: dict[str, Any] = {
         "kind": "translator",
@@ -544,13 +651,27 @@ def translator_widget(
         "failed": f"The model could not be loaded from {src}: this translator runs in the book's web "
         "pages (online or opened from the disk). In a notebook, translate with Python instead.",
     }
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(
+        data, separators=(",", ":"), allow_nan=False
+    ).replace("</", "<\\/")
     if name is None:
-        element_id = "aw-translator-" + hashlib.sha1(f"{payload}\0{caption}".encode()).hexdigest()[:10]
+        element_id = (
+            "aw-translator-"
+            + hashlib.sha1(f"{payload}\0{caption}".encode()).hexdigest()[
+                :10
+            ]
+        )
     else:
         element_id = f"aw-{_slug(name)}"
-    label = _ascii_html(caption or "translator: type English, read the French and its attention")
-    caption_html = f'<div class="aw-caption">{_ascii_html(caption)}</div>' if caption else ""
+    label = _ascii_html(
+        caption
+        or "translator: type English, read the French and its attention"
+    )
+    caption_html = (
+        f'<div class="aw-caption">{_ascii_html(caption)}</div>'
+        if caption
+        else ""
+    )
     document = (
         f"<style>{_asset('widgets.css')}{_asset('translator.css')}</style>"
         f'<div class="attn-translator" id="{element_id}" data-kind="translator" role="group" '
@@ -558,7 +679,11 @@ def translator_widget(
         f'<script type="application/json" class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', '')}</script>"
         f"<script>{_asset('seq2seq.js')}</script>"
-        + (f"<script>{_asset('grammar.js')}</script>" if grammar is not None else "")
+        + (
+            f"<script>{_asset('grammar.js')}</script>"
+            if grammar is not None
+            else ""
+        )
         + f"<script>{_asset('translator.js').replace('__AW_ID__', element_id)}</script></div>"
     )
     assert document.isascii()
@@ -566,8 +691,15 @@ def translator_widget(
     if example is not None:
         weights = _weights("example.weights", example.weights)
         static["example"] = {
-            "src": _tokens("example.source", example.source, weights.shape[1], "columns"),
-            "tgt": _tokens("example.target", example.target, weights.shape[0], "rows"),
+            "src": _tokens(
+                "example.source",
+                example.source,
+                weights.shape[1],
+                "columns",
+            ),
+            "tgt": _tokens(
+                "example.target", example.target, weights.shape[0], "rows"
+            ),
             "weights": _rounded(weights),
             "sentence": example.sentence,
         }
@@ -577,7 +709,9 @@ def translator_widget(
 def _compact_css(text: str) -> str:
     """The style sheet without its comments and line breaks (the file itself is the readable form)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return " ".join(
+        line.strip() for line in text.splitlines() if line.strip()
+    )
 
 
 def _compact_js(text: str) -> str:
@@ -588,15 +722,25 @@ def _compact_js(text: str) -> str:
     occur only inside string literals, where ``\\uXXXX`` means the same character.
     """
     lines = (line.strip() for line in text.splitlines())
-    text = "\n".join(line for line in lines if line and not line.startswith("//"))
-    return re.sub(r"[^\x00-\x7f]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = "\n".join(
+        line for line in lines if line and not line.startswith("//")
+    )
+    return re.sub(
+        r"[^\x00-\x7f]", lambda m: f"\\u{ord(m.group()):04x}", text
+    )
 
 
 @functools.cache
 def _asset(name: str) -> str:
     """A widget file of this package (``widgets.js``, ``widgets.css``), compacted for embedding."""
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return _compact_js(text) if name.endswith(".js") else _compact_css(text)
+    text = (
+        resources.files(__package__)
+        .joinpath(name)
+        .read_text(encoding="utf-8")
+    )
+    return (
+        _compact_js(text) if name.endswith(".js") else _compact_css(text)
+    )
 
 
 # The static figures: what a PDF (or any front end that runs no script) shows in the widget's place.
@@ -614,7 +758,9 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
     if kind == "matrix":
         weights = matrix(data["weights"])
         figure = Figure(figsize=_heatmap_size(*weights.shape))
-        attention_heatmap(weights, data["src"], data["tgt"], ax=figure.add_subplot())
+        attention_heatmap(
+            weights, data["src"], data["tgt"], ax=figure.add_subplot()
+        )
     elif kind == "stepper":
         runs = data["runs"]
         steps = max(len(run["weights"]) for run in runs)
@@ -623,13 +769,19 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
         for index, run in enumerate(runs):
             ax = figure.add_subplot(1, len(runs), index + 1)
             attention_heatmap(
-                matrix(run["weights"]), data["src"], run["emitted"], ax=ax, title=run["label"] or None
+                matrix(run["weights"]),
+                data["src"],
+                run["emitted"],
+                ax=ax,
+                title=run["label"] or None,
             )
             ax.set_ylabel("emitted at each step")
     elif kind == "slider":
         weights = matrix(data["weights"])
         figure = Figure(figsize=_heatmap_size(*weights.shape))
-        rows = [f"{data['parameter']} = {value}" for value in data["values"]]
+        rows = [
+            f"{data['parameter']} = {value}" for value in data["values"]
+        ]
         ax = figure.add_subplot()
         attention_heatmap(weights, data["src"], rows, ax=ax, vmax=None)
         ax.set_ylabel(data["parameter"])
@@ -638,36 +790,86 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
         ax = figure.add_subplot()
         x, curves = matrix(data["x"]), matrix(data["curves"])
         if data.get("points"):
-            ax.scatter(data["points"][0], data["points"][1], s=8, color="0.3", label="samples")
+            ax.scatter(
+                data["points"][0],
+                data["points"][1],
+                s=8,
+                color="0.3",
+                label="samples",
+            )
         if data.get("reference"):
-            ax.plot(x, data["reference"], "k--", linewidth=1, label="reference")
+            ax.plot(
+                x, data["reference"], "k--", linewidth=1, label="reference"
+            )
         colours = np.linspace(0.25, 0.95, len(curves))
-        for value, curve, shade in zip(data["values"], curves, colours, strict=True):
-            ax.plot(x, curve, color=(0.12, 0.44, 0.70, shade), label=f"{data['parameter']} = {value}")
+        for value, curve, shade in zip(
+            data["values"], curves, colours, strict=True
+        ):
+            ax.plot(
+                x,
+                curve,
+                color=(0.12, 0.44, 0.70, shade),
+                label=f"{data['parameter']} = {value}",
+            )
         ax.set_xlabel(data["xLabel"])
         ax.set_ylabel(data["yLabel"])
         ax.legend(fontsize=7, ncol=2 if len(curves) > 6 else 1, loc="best")
-    elif kind == "checkpoints":  # the first, the last and two evenly spaced snapshots between them
+    elif (
+        kind == "checkpoints"
+    ):  # the first, the last and two evenly spaced snapshots between them
         frames = matrix(data["weights"])
-        shown = sorted({round(k) for k in np.linspace(0, len(frames) - 1, min(4, len(frames)))})
+        shown = sorted(
+            {
+                round(k)
+                for k in np.linspace(
+                    0, len(frames) - 1, min(4, len(frames))
+                )
+            }
+        )
         width, height = _heatmap_size(len(data["tgt"]), len(data["src"]))
         figure = Figure(figsize=(width * len(shown), height + 0.4))
         for index, k in enumerate(shown):
             ax = figure.add_subplot(1, len(shown), index + 1)
-            links = [tuple(link) for link in data["links"]] if data["links"] else None
-            attention_heatmap(frames[k], data["src"], data["tgt"], ax=ax, annotate=False, highlight=links)
-            notes = ", ".join(f"{key} {value}" for key, value in data["fields"][k])
-            ax.set_title(f"step {data['steps'][k]}" + (f"\n{notes}" if notes else ""), fontsize=8)
+            links = (
+                [tuple(link) for link in data["links"]]
+                if data["links"]
+                else None
+            )
+            attention_heatmap(
+                frames[k],
+                data["src"],
+                data["tgt"],
+                ax=ax,
+                annotate=False,
+                highlight=links,
+            )
+            notes = ", ".join(
+                f"{key} {value}" for key, value in data["fields"][k]
+            )
+            ax.set_title(
+                f"step {data['steps'][k]}"
+                + (f"\n{notes}" if notes else ""),
+                fontsize=8,
+            )
     elif kind == "translator" and data["example"] is not None:
         example = data["example"]
         weights = matrix(example["weights"])
         figure = Figure(figsize=_heatmap_size(*weights.shape))
         ax = figure.add_subplot()
         attention_heatmap(weights, example["src"], example["tgt"], ax=ax)
-        ax.set_title(f"The translator in the web page, shown here for: {example['sentence']}", fontsize=9)
+        ax.set_title(
+            f"The translator in the web page, shown here for: {example['sentence']}",
+            fontsize=9,
+        )
     elif kind == "translator":
         figure = Figure(figsize=(6.4, 0.8))
-        figure.text(0.5, 0.5, "The translator runs in the book's web pages.", ha="center", va="center")
+        figure.text(
+            0.5,
+            0.5,
+            "The translator runs in the book's web pages.",
+            ha="center",
+            va="center",
+        )
     else:
         raise ValueError(f"no static figure for a widget of kind {kind!r}")
     buffer = io.BytesIO()

@@ -13,10 +13,14 @@ and where to look. Nothing is printed: the result's text is what a notebook show
 
 
     def my_masked_softmax(scores, mask):
-        return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+        return torch.softmax(
+            scores.masked_fill(~mask, float("-inf")), dim=-1
+        )
 
 
-    check_masked_softmax(my_masked_softmax)  # shows which case fails (a fully masked row gives NaN)
+    check_masked_softmax(
+        my_masked_softmax
+    )  # shows which case fails (a fully masked row gives NaN)
 """
 
 from __future__ import annotations
@@ -38,23 +42,35 @@ from attnbook.layers.attention import (
 
 
 def _padding_mask(lengths: list[int], src_len: int) -> Tensor:
-    return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(1)  # (batch, src_len), True = real token
+    return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(
+        1
+    )  # (batch, src_len), True = real token
 
 
-def _softmax_where(scores: Tensor, allowed: Tensor | None = None, dim: int = -1) -> Tensor:
+def _softmax_where(
+    scores: Tensor, allowed: Tensor | None = None, dim: int = -1
+) -> Tensor:
     """A slip's weights: the masked softmax of ``scores`` over ``dim``, NaN (undetermined) where a slice
     along ``dim`` has no allowed position, since what a reader's code gives there (0, NaN or uniform
     weights) depends on how it masks, not on the slip."""
     scores = scores.double()
-    allowed = torch.ones_like(scores, dtype=torch.bool) if allowed is None else allowed.expand_as(scores)
+    allowed = (
+        torch.ones_like(scores, dtype=torch.bool)
+        if allowed is None
+        else allowed.expand_as(scores)
+    )
     weights = masked_softmax(scores, allowed, dim=dim)
-    return weights.masked_fill(~allowed.any(dim=dim, keepdim=True), math.nan)
+    return weights.masked_fill(
+        ~allowed.any(dim=dim, keepdim=True), math.nan
+    )
 
 
 def _attend_where(weights: Tensor, values: Tensor) -> Tensor:
     """A slip's context ``weights @ values``, NaN (undetermined) in the rows whose weights are."""
     context = weights.nan_to_num(0.0) @ values.double()
-    return context.masked_fill(weights.isnan().any(dim=-1, keepdim=True), math.nan)
+    return context.masked_fill(
+        weights.isnan().any(dim=-1, keepdim=True), math.nan
+    )
 
 
 def _undetermined_rows(expected: Tensor, rows: Tensor) -> Tensor:
@@ -62,16 +78,18 @@ def _undetermined_rows(expected: Tensor, rows: Tensor) -> Tensor:
     return expected.masked_fill(rows.unsqueeze(-1), math.nan)
 
 
-_SOFTMAX_TAIL = (
-    "fill the masked scores with torch.finfo(scores.dtype).min and set the masked weights to 0 after"
-)
+_SOFTMAX_TAIL = "fill the masked scores with torch.finfo(scores.dtype).min and set the masked weights to 0 after"
 
 
-def _package_additive_scores(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor) -> Tensor:
+def _package_additive_scores(
+    query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
+) -> Tensor:
     """The package's additive scores, in float64, with the given weights."""
     # Building the module draws initial weights from the global generator: fork it to spare the reader's.
     with torch.random.fork_rng(devices=[]):
-        attn = BahdanauAttention(W.shape[1], U.shape[1], W.shape[0]).double()
+        attn = BahdanauAttention(
+            W.shape[1], U.shape[1], W.shape[0]
+        ).double()
     with torch.no_grad():
         attn.query_proj.weight.copy_(W)
         attn.key_proj.weight.copy_(U)
@@ -79,7 +97,9 @@ def _package_additive_scores(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, 
         return attn.scores(query.double(), keys.double())
 
 
-def check_additive_score(fn: Callable[..., Tensor], seed: int = 0) -> CheckResult:
+def check_additive_score(
+    fn: Callable[..., Tensor], seed: int = 0
+) -> CheckResult:
     r"""Check a reader's additive (Bahdanau) score :math:`e_j = v^\top \tanh(W q + U k_j)`.
 
     Expected signature: ``fn(query, keys, W, U, v) -> scores``, with float32 tensors
@@ -110,14 +130,30 @@ def check_additive_score(fn: Callable[..., Tensor], seed: int = 0) -> CheckResul
         W = torch.randn(attn_dim, query_dim, generator=generator)
         U = torch.randn(attn_dim, key_dim, generator=generator)
         v = torch.randn(attn_dim, generator=generator)
-        inputs = (("query", query), ("keys", keys), ("W", W), ("U", U), ("v", v))
+        inputs = (
+            ("query", query),
+            ("keys", keys),
+            ("W", W),
+            ("U", U),
+            ("v", v),
+        )
         expected = _package_additive_scores(query, keys, W, U, v)
-        cases.append(Case(inputs, (("scores", expected),), slips=_additive_slips(query, keys, W, U, v)))
+        cases.append(
+            Case(
+                inputs,
+                (("scores", expected),),
+                slips=_additive_slips(query, keys, W, U, v),
+            )
+        )
     return run_cases(fn, cases, "attnbook.BahdanauAttention.scores")
 
 
-def _additive_slips(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor) -> tuple[Slip, ...]:
-    hidden = (query.double() @ W.double().T).unsqueeze(1) + keys.double() @ U.double().T  # W q + U k_j
+def _additive_slips(
+    query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
+) -> tuple[Slip, ...]:
+    hidden = (query.double() @ W.double().T).unsqueeze(
+        1
+    ) + keys.double() @ U.double().T  # W q + U k_j
     v = v.double()
     where = "look at the hidden layer: e_j = v^T tanh(W q + U k_j)"
     return (
@@ -127,7 +163,8 @@ def _additive_slips(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
             (hidden @ v,),
         ),
         Slip(
-            f"your hidden layer uses relu where the additive score uses tanh; {where}", (hidden.relu() @ v,)
+            f"your hidden layer uses relu where the additive score uses tanh; {where}",
+            (hidden.relu() @ v,),
         ),
         Slip(
             f"your hidden layer uses a sigmoid where the additive score uses tanh; {where}",
@@ -145,7 +182,9 @@ def _additive_slips(query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
     )
 
 
-def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) -> CheckResult:
+def check_masked_softmax(
+    fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0
+) -> CheckResult:
     """Check a reader's masked softmax over the last axis.
 
     Expected signature: ``fn(scores, mask) -> attn_weights``, with
@@ -162,8 +201,12 @@ def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) 
     A softmax over scores filled with ``-inf`` fails on the fully masked row:
 
     >>> def my_masked_softmax(scores, mask):
-    ...     return torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
-    >>> print(check_masked_softmax(my_masked_softmax))  # doctest: +ELLIPSIS
+    ...     return torch.softmax(
+    ...         scores.masked_fill(~mask, float("-inf")), dim=-1
+    ...     )
+    >>> print(
+    ...     check_masked_softmax(my_masked_softmax)
+    ... )  # doctest: +ELLIPSIS
     ✗ failed on case 4 of 5 (...; a fully masked row; ...): your weights in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
@@ -180,16 +223,29 @@ def check_masked_softmax(fn: Callable[[Tensor, Tensor], Tensor], seed: int = 0) 
     }
     cases = []
     for lengths, src_len, scale, note in specs:
-        scores = scale * torch.randn(len(lengths), src_len, generator=generator)
+        scores = scale * torch.randn(
+            len(lengths), src_len, generator=generator
+        )
         mask = _padding_mask(lengths, src_len)
         expected = masked_softmax(scores.double(), mask)
         inputs = (("scores", scores), ("mask", mask))
         slips = _masked_softmax_slips(scores, mask, expected)
-        cases.append(Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""), slips))
+        cases.append(
+            Case(
+                inputs,
+                (("attn_weights", expected),),
+                note,
+                hints.get(note, ""),
+                slips,
+            )
+        )
     return run_cases(fn, cases, "attnbook.masked_softmax")
 
 
-def _mask_slips(outputs_for: Callable[[Tensor | None], tuple[Tensor, ...]], mask: Tensor) -> tuple[Slip, ...]:
+def _mask_slips(
+    outputs_for: Callable[[Tensor | None], tuple[Tensor, ...]],
+    mask: Tensor,
+) -> tuple[Slip, ...]:
     """The two mask slips of any masked softmax: the mask ignored, the mask inverted."""
     return (
         Slip(
@@ -214,20 +270,28 @@ def _fully_masked_slip(what: str, outputs: tuple[Tensor, ...]) -> Slip:
     )
 
 
-def _masked_softmax_slips(scores: Tensor, mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
+def _masked_softmax_slips(
+    scores: Tensor, mask: Tensor, expected: Tensor
+) -> tuple[Slip, ...]:
     return (
-        *_mask_slips(lambda allowed: (_softmax_where(scores, allowed),), mask),
+        *_mask_slips(
+            lambda allowed: (_softmax_where(scores, allowed),), mask
+        ),
         Slip(
             "your weights sum to one down each column, over the batch axis, not along each row over the "
             "source positions (softmax over dim=0 instead of dim=-1); look at the axis of your softmax",
             (_softmax_where(scores, mask, dim=0),),
         ),
-        _fully_masked_slip("weights", (_undetermined_rows(expected, ~mask.any(dim=-1)),)),
+        _fully_masked_slip(
+            "weights", (_undetermined_rows(expected, ~mask.any(dim=-1)),)
+        ),
     )
 
 
 def check_dot_product_attention(
-    fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[Tensor, Tensor]], scaled: bool = True, seed: int = 0
+    fn: Callable[[Tensor, Tensor, Tensor, Tensor], tuple[Tensor, Tensor]],
+    scaled: bool = True,
+    seed: int = 0,
 ) -> CheckResult:
     r"""Check a reader's (scaled) dot-product attention, weights and context.
 
@@ -251,21 +315,32 @@ def check_dot_product_attention(
     >>> def my_attention(query, keys, values, mask):
     ...     allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
     ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
-    ...     scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
-    ...     weights = torch.softmax(scores, dim=-1).masked_fill(~allowed, 0.0)
+    ...     scores = scores.masked_fill(
+    ...         ~allowed, torch.finfo(scores.dtype).min
+    ...     )
+    ...     weights = torch.softmax(scores, dim=-1).masked_fill(
+    ...         ~allowed, 0.0
+    ...     )
     ...     return weights @ values, weights
     >>> check_dot_product_attention(my_attention).passed
     True
-    >>> check_dot_product_attention(my_attention, scaled=False).passed  # Luong's dot is not scaled
+    >>> check_dot_product_attention(
+    ...     my_attention, scaled=False
+    ... ).passed  # Luong's dot is not scaled
     False
 
     Filling with ``-inf`` instead gives NaN on the fully masked row, and fails:
 
     >>> def my_attention_with_minus_inf(query, keys, values, mask):
     ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
-    ...     weights = torch.softmax(scores.masked_fill(~mask.unsqueeze(1), float("-inf")), dim=-1)
+    ...     weights = torch.softmax(
+    ...         scores.masked_fill(~mask.unsqueeze(1), float("-inf")),
+    ...         dim=-1,
+    ...     )
     ...     return weights @ values, weights
-    >>> print(check_dot_product_attention(my_attention_with_minus_inf))  # doctest: +ELLIPSIS
+    >>> print(
+    ...     check_dot_product_attention(my_attention_with_minus_inf)
+    ... )  # doctest: +ELLIPSIS
     ✗ failed on case 5 of 5 (...; a fully masked row; ...): your weights and context in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
@@ -282,23 +357,63 @@ def check_dot_product_attention(
         src_len = max(lengths)
         query = torch.randn(batch, tgt_len, d, generator=generator)
         keys = torch.randn(batch, src_len, d, generator=generator)
-        values = torch.randn(batch, src_len, value_dim, generator=generator)
+        values = torch.randn(
+            batch, src_len, value_dim, generator=generator
+        )
         mask = _padding_mask(lengths, src_len)
-        attn = ScaledDotProductAttention() if scaled else LuongAttention(d, d, score="dot")
-        context, weights = attn(query.double(), keys.double(), values.double(), mask)
-        note = "a fully masked row" if min(lengths) == 0 else "padding" if min(lengths) < src_len else ""
+        attn = (
+            ScaledDotProductAttention()
+            if scaled
+            else LuongAttention(d, d, score="dot")
+        )
+        context, weights = attn(
+            query.double(), keys.double(), values.double(), mask
+        )
+        note = (
+            "a fully masked row"
+            if min(lengths) == 0
+            else "padding"
+            if min(lengths) < src_len
+            else ""
+        )
         hint = fully_masked_hint if min(lengths) == 0 else ""
-        inputs = (("query", query), ("keys", keys), ("values", values), ("mask", mask))
-        slips = _dot_product_slips(query, keys, values, mask, (context, weights), scaled)
-        cases.append(Case(inputs, (("context", context), ("attn_weights", weights)), note, hint, slips))
-    reference = "attnbook.ScaledDotProductAttention" if scaled else "attnbook.LuongAttention(score='dot')"
+        inputs = (
+            ("query", query),
+            ("keys", keys),
+            ("values", values),
+            ("mask", mask),
+        )
+        slips = _dot_product_slips(
+            query, keys, values, mask, (context, weights), scaled
+        )
+        cases.append(
+            Case(
+                inputs,
+                (("context", context), ("attn_weights", weights)),
+                note,
+                hint,
+                slips,
+            )
+        )
+    reference = (
+        "attnbook.ScaledDotProductAttention"
+        if scaled
+        else "attnbook.LuongAttention(score='dot')"
+    )
     return run_cases(fn, cases, reference)
 
 
 def _dot_product_slips(
-    query: Tensor, keys: Tensor, values: Tensor, mask: Tensor, expected: tuple[Tensor, Tensor], scaled: bool
+    query: Tensor,
+    keys: Tensor,
+    values: Tensor,
+    mask: Tensor,
+    expected: tuple[Tensor, Tensor],
+    scaled: bool,
 ) -> tuple[Slip, ...]:
-    dot = query.double() @ keys.double().transpose(1, 2)  # (batch, tgt_len, src_len)
+    dot = query.double() @ keys.double().transpose(
+        1, 2
+    )  # (batch, tgt_len, src_len)
     d = keys.shape[-1]
     scores = dot / math.sqrt(d) if scaled else dot
     allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
@@ -327,7 +442,9 @@ def _dot_product_slips(
                 outputs(_softmax_where(dot / math.sqrt(d), allowed)),
             )
         ]
-    fully_masked = ~mask.any(dim=-1, keepdim=True).expand(-1, query.shape[1])  # (batch, tgt_len)
+    fully_masked = ~mask.any(dim=-1, keepdim=True).expand(
+        -1, query.shape[1]
+    )  # (batch, tgt_len)
     return (
         *scale_slips,
         Slip(
@@ -336,15 +453,26 @@ def _dot_product_slips(
             outputs(_softmax_where(scores, allowed, dim=1)),
         ),
         *_mask_slips(
-            lambda keep: outputs(_softmax_where(scores, None if keep is None else keep.unsqueeze(1))), mask
+            lambda keep: outputs(
+                _softmax_where(
+                    scores, None if keep is None else keep.unsqueeze(1)
+                )
+            ),
+            mask,
         ),
         _fully_masked_slip(
-            "weights and context", tuple(_undetermined_rows(value, fully_masked) for value in expected)
+            "weights and context",
+            tuple(
+                _undetermined_rows(value, fully_masked)
+                for value in expected
+            ),
         ),
     )
 
 
-def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> CheckResult:
+def check_softmax_jacobian(
+    fn: Callable[[Tensor], Tensor], seed: int = 0
+) -> CheckResult:
     r"""Check a reader's softmax Jacobian :math:`\partial a_i / \partial e_j = \mathrm{diag}(a) - a a^\top`.
 
     Expected signature: ``fn(attn_weights) -> jacobian``, with
@@ -355,18 +483,32 @@ def check_softmax_jacobian(fn: Callable[[Tensor], Tensor], seed: int = 0) -> Che
     Compared with autograd's Jacobian of :func:`torch.softmax` (``torch.autograd.functional.jacobian``),
     including a peaked (nearly one-hot) case. Returns a :class:`CheckResult`.
 
-    >>> check_softmax_jacobian(lambda a: torch.diag(a) - torch.outer(a, a)).passed
+    >>> check_softmax_jacobian(
+    ...     lambda a: torch.diag(a) - torch.outer(a, a)
+    ... ).passed
     True
     """
     generator = torch.Generator().manual_seed(seed)
     cases = []
-    for src_len, scale, note in [(1, 1.0, ""), (3, 1.0, ""), (5, 1.0, ""), (8, 6.0, "a peaked softmax")]:
-        scores = scale * torch.randn(src_len, generator=generator, dtype=torch.float64)
-        expected = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, dim=-1), scores)
+    for src_len, scale, note in [
+        (1, 1.0, ""),
+        (3, 1.0, ""),
+        (5, 1.0, ""),
+        (8, 6.0, "a peaked softmax"),
+    ]:
+        scores = scale * torch.randn(
+            src_len, generator=generator, dtype=torch.float64
+        )
+        expected = torch.autograd.functional.jacobian(
+            lambda s: torch.softmax(s, dim=-1), scores
+        )
         weights = torch.softmax(scores, dim=-1).float()
         cases.append(
             Case(
-                (("attn_weights", weights),), (("jacobian", expected),), note, slips=_jacobian_slips(weights)
+                (("attn_weights", weights),),
+                (("jacobian", expected),),
+                note,
+                slips=_jacobian_slips(weights),
             )
         )
     return run_cases(fn, cases, "autograd's Jacobian of torch.softmax")
@@ -397,7 +539,9 @@ def _jacobian_slips(weights: Tensor) -> tuple[Slip, ...]:
     )
 
 
-def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], seed: int = 0) -> CheckResult:
+def check_local_attention(
+    fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], seed: int = 0
+) -> CheckResult:
     r"""Check a reader's weights of Luong's *local* attention around a predicted centre.
 
     Luong et al. (2015) score only a window of the source around a centre :math:`p_i`: the weights are a
@@ -421,7 +565,9 @@ def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], s
     ...     positions = torch.arange(scores.shape[-1], dtype=scores.dtype)
     ...     distance = positions - centre.unsqueeze(-1)  # (batch, src_len)
     ...     in_window = mask & (distance.abs() <= half_width)
-    ...     gaussian = torch.exp(-(distance**2) / (2 * (half_width / 2) ** 2))
+    ...     gaussian = torch.exp(
+    ...         -(distance**2) / (2 * (half_width / 2) ** 2)
+    ...     )
     ...     return masked_softmax(scores, in_window) * gaussian
     >>> check_local_attention(my_local_weights).passed
     True
@@ -434,7 +580,9 @@ def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], s
         ([10, 4, 7], 10, [3.0, 2.5, 6.0], 2, "padding"),
         ([9, 2], 9, [4.0, 7.0], 1, "a window that holds only padding"),
     ]
-    hints = {"a window that holds only padding": "row 1's window has no real position: its weights must be 0"}
+    hints = {
+        "a window that holds only padding": "row 1's window has no real position: its weights must be 0"
+    }
     cases = []
     for lengths, src_len, centres, half_width, note in specs:
         scores = torch.randn(len(lengths), src_len, generator=generator)
@@ -442,21 +590,45 @@ def check_local_attention(fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], s
         centre = torch.tensor(centres)
         expected = torch.zeros(len(lengths), src_len, dtype=torch.float64)
         sigma = half_width / 2
-        for row in range(len(lengths)):  # one row and one position at a time: an oracle by the definition
-            window = [j for j in range(src_len) if mask[row, j] and abs(j - centres[row]) <= half_width]
+        for row in range(
+            len(lengths)
+        ):  # one row and one position at a time: an oracle by the definition
+            window = [
+                j
+                for j in range(src_len)
+                if mask[row, j] and abs(j - centres[row]) <= half_width
+            ]
             if not window:
                 continue
             exps = {j: torch.exp(scores[row, j].double()) for j in window}
             total = sum(exps.values())
             for j in window:
                 gaussian = torch.exp(
-                    torch.tensor(-((j - centres[row]) ** 2) / (2 * sigma**2), dtype=torch.float64)
+                    torch.tensor(
+                        -((j - centres[row]) ** 2) / (2 * sigma**2),
+                        dtype=torch.float64,
+                    )
                 )
                 expected[row, j] = exps[j] / total * gaussian
-        inputs = (("scores", scores), ("mask", mask), ("centre", centre), ("half_width", half_width))
+        inputs = (
+            ("scores", scores),
+            ("mask", mask),
+            ("centre", centre),
+            ("half_width", half_width),
+        )
         slips = _local_slips(scores, mask, centre, half_width, expected)
-        cases.append(Case(inputs, (("attn_weights", expected),), note, hints.get(note, ""), slips))
-    return run_cases(fn, cases, "Luong's local attention, computed position by position")
+        cases.append(
+            Case(
+                inputs,
+                (("attn_weights", expected),),
+                note,
+                hints.get(note, ""),
+                slips,
+            )
+        )
+    return run_cases(
+        fn, cases, "Luong's local attention, computed position by position"
+    )
 
 
 def _local_weights(
@@ -473,12 +645,22 @@ def _local_weights(
 ) -> Tensor:
     """Local-p weights with one step changed (the keywords), NaN in rows with nothing to attend to."""
     positions = torch.arange(scores.shape[-1], dtype=torch.float64)
-    distance = positions - centre.double().unsqueeze(-1)  # (batch, src_len)
-    window = distance.abs() <= half_width if edges else distance.abs() < half_width
+    distance = positions - centre.double().unsqueeze(
+        -1
+    )  # (batch, src_len)
+    window = (
+        distance.abs() <= half_width
+        if edges
+        else distance.abs() < half_width
+    )
     allowed = window if mask is None else window & mask
-    weights = _softmax_where(scores, allowed if softmax_over_window else mask)
+    weights = _softmax_where(
+        scores, allowed if softmax_over_window else mask
+    )
     weights = weights.masked_fill(~allowed & ~weights.isnan(), 0.0)
-    weights = weights.masked_fill(~allowed.any(dim=-1, keepdim=True), math.nan)
+    weights = weights.masked_fill(
+        ~allowed.any(dim=-1, keepdim=True), math.nan
+    )
     if gaussian:
         sigma = half_width / 2 if sigma is None else sigma
         weights = weights * torch.exp(-(distance**2) / (2 * sigma**2))
@@ -488,12 +670,22 @@ def _local_weights(
 
 
 def _local_slips(
-    scores: Tensor, mask: Tensor, centre: Tensor, half_width: int, expected: Tensor
+    scores: Tensor,
+    mask: Tensor,
+    centre: Tensor,
+    half_width: int,
+    expected: Tensor,
 ) -> tuple[Slip, ...]:
     def local(**change: object) -> tuple[Tensor]:
-        return (_local_weights(scores, mask, centre, half_width, **change),)  # type: ignore[arg-type]
+        return (
+            _local_weights(scores, mask, centre, half_width, **change),
+        )  # type: ignore[arg-type]
 
-    empty_window = _local_weights(scores, mask, centre, half_width).isnan().all(dim=-1)  # (batch,)
+    empty_window = (
+        _local_weights(scores, mask, centre, half_width)
+        .isnan()
+        .all(dim=-1)
+    )  # (batch,)
     return (
         Slip(
             "your weights are the window's softmax without the Gaussian exp(-(j - p)^2 / (2 sigma^2)); "
@@ -524,11 +716,15 @@ def _local_slips(
             "position must be both in the window and allowed by the mask",
             (_local_weights(scores, None, centre, half_width),),
         ),
-        _fully_masked_slip("weights", (_undetermined_rows(expected, empty_window),)),
+        _fully_masked_slip(
+            "weights", (_undetermined_rows(expected, empty_window),)
+        ),
     )
 
 
-def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tensor]) -> CheckResult:
+def check_alignment_matrix(
+    fn: Callable[[list[tuple[int, int]], int, int], Tensor],
+) -> CheckResult:
     """Check a reader's version of :func:`attnbook.core.alignment.alignment_matrix`.
 
     Expected signature: ``fn(links, tgt_len, src_len) -> matrix``, with
@@ -540,7 +736,9 @@ def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tenso
     The cases include a one-to-one diagonal, a crossing (adjective-noun reordering), a target word with two
     links, a source word used twice and a target word with no link. Returns a :class:`CheckResult`.
 
-    >>> print(check_alignment_matrix(alignment_matrix))  # doctest: +ELLIPSIS
+    >>> print(
+    ...     check_alignment_matrix(alignment_matrix)
+    ... )  # doctest: +ELLIPSIS
     ✓ passed: 4 cases agree with attnbook.core.alignment.alignment_matrix (atol=1e-05, rtol=0.0001), ...
 
     Forgetting to share a row's unit among its links is a slip the checker names:
@@ -550,23 +748,50 @@ def check_alignment_matrix(fn: Callable[[list[tuple[int, int]], int, int], Tenso
     ...     for i, j in links:
     ...         matrix[i, j] = 1.0
     ...     return matrix
-    >>> print(check_alignment_matrix(my_alignment_matrix))  # doctest: +ELLIPSIS
+    >>> print(
+    ...     check_alignment_matrix(my_alignment_matrix)
+    ... )  # doctest: +ELLIPSIS
     ✗ failed on case 3 of 4 (...): a target word with several links puts 1 on each: ...
     """
     cases = []
     for links, tgt_len, src_len, note in [
         ([(0, 0), (1, 1), (2, 2)], 3, 3, "one-to-one"),
         ([(0, 0), (1, 2), (2, 1)], 3, 3, "a crossing"),
-        ([(0, 0), (1, 1), (1, 2), (2, 2)], 3, 4, "one target word with two links, a source word used twice"),
+        (
+            [(0, 0), (1, 1), (1, 2), (2, 2)],
+            3,
+            4,
+            "one target word with two links, a source word used twice",
+        ),
         ([(0, 1), (2, 0)], 3, 2, "a target word with no link"),
     ]:
-        expected = alignment_matrix(links, tgt_len, src_len, dtype=torch.float64)
-        inputs = (("links", links), ("tgt_len", tgt_len), ("src_len", src_len))
-        cases.append(Case(inputs, (("matrix", expected),), note, slips=_alignment_slips(links, expected)))
-    return run_cases(fn, cases, "attnbook.core.alignment.alignment_matrix", random_cases=False)
+        expected = alignment_matrix(
+            links, tgt_len, src_len, dtype=torch.float64
+        )
+        inputs = (
+            ("links", links),
+            ("tgt_len", tgt_len),
+            ("src_len", src_len),
+        )
+        cases.append(
+            Case(
+                inputs,
+                (("matrix", expected),),
+                note,
+                slips=_alignment_slips(links, expected),
+            )
+        )
+    return run_cases(
+        fn,
+        cases,
+        "attnbook.core.alignment.alignment_matrix",
+        random_cases=False,
+    )
 
 
-def _alignment_slips(links: list[tuple[int, int]], expected: Tensor) -> tuple[Slip, ...]:
+def _alignment_slips(
+    links: list[tuple[int, int]], expected: Tensor
+) -> tuple[Slip, ...]:
     ones = torch.zeros_like(expected)
     for i, j in links:
         ones[i, j] = 1.0

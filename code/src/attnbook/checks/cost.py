@@ -19,8 +19,12 @@ def _compare_count(name: str, got: object, expected: object) -> str | None:
     return f"expected {expected:,} {name}, got {shown}"
 
 
-def _flop_slips(batch: int, tgt_len: int, src_len: int, key_dim: int, value_dim: int) -> tuple[Slip, ...]:
-    pairs = batch * tgt_len * src_len  # one score and one weighted value per (query, key) pair
+def _flop_slips(
+    batch: int, tgt_len: int, src_len: int, key_dim: int, value_dim: int
+) -> tuple[Slip, ...]:
+    pairs = (
+        batch * tgt_len * src_len
+    )  # one score and one weighted value per (query, key) pair
     return (
         Slip(
             "you counted multiply-adds: each counts as two operations, a multiply and an add; double it",
@@ -55,14 +59,20 @@ def _flop_slips(batch: int, tgt_len: int, src_len: int, key_dim: int, value_dim:
     )
 
 
-def check_attention_flops(fn: Callable[[int, int, int, int, int], int]) -> CheckResult:
+def check_attention_flops(
+    fn: Callable[[int, int, int, int, int], int],
+) -> CheckResult:
     """Check a reader's count of the floating-point operations of scaled dot-product attention.
 
     Expected signature: ``fn(batch, tgt_len, src_len, key_dim, value_dim) -> int``, the operations of the
     two matrix products (scores and context), a multiply-add counting as two. Compared with
     :func:`attention_flops` on cases where every size differs, so a swapped or missing factor shows.
 
-    >>> print(check_attention_flops(lambda b, t, s, dk, dv: 2 * b * t * s * (dk + dv)))  # doctest: +ELLIPSIS
+    >>> print(
+    ...     check_attention_flops(
+    ...         lambda b, t, s, dk, dv: 2 * b * t * s * (dk + dv)
+    ...     )
+    ... )  # doctest: +ELLIPSIS
     ✓ passed: 5 cases agree with attnbook.benchmark.attention_cost.attention_flops.
     """
     cases = []
@@ -79,6 +89,17 @@ def check_attention_flops(fn: Callable[[int, int, int, int, int], int]) -> Check
         expected = attention_flops(*sizes)
         slips = _flop_slips(*sizes)
         cases.append(
-            Case(inputs, (("operations", expected),), slips=slips, compare=_compare_count, label=label)
+            Case(
+                inputs,
+                (("operations", expected),),
+                slips=slips,
+                compare=_compare_count,
+                label=label,
+            )
         )
-    return run_cases(fn, cases, "attnbook.benchmark.attention_cost.attention_flops", random_cases=False)
+    return run_cases(
+        fn,
+        cases,
+        "attnbook.benchmark.attention_cost.attention_flops",
+        random_cases=False,
+    )

@@ -7,10 +7,14 @@
 
     def my_split(pairs, test_fraction, seed):
         cut = round(len(pairs) * (1 - test_fraction))
-        return pairs[:cut], pairs[cut:]  # by pair: an English sentence can land on both sides
+        return pairs[:cut], pairs[
+            cut:
+        ]  # by pair: an English sentence can land on both sides
 
 
-    check_split_by_english(my_split)  # fails, naming the sentence found on both sides
+    check_split_by_english(
+        my_split
+    )  # fails, naming the sentence found on both sides
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from dataclasses import dataclass
 from attnbook.checks.runner import Case, CheckResult, run_cases
 from attnbook.nmt.data import SentencePair
 
-SplitFn = Callable[[list[SentencePair], float, int], tuple[Sequence[SentencePair], Sequence[SentencePair]]]
+SplitFn = Callable[
+    [list[SentencePair], float, int],
+    tuple[Sequence[SentencePair], Sequence[SentencePair]],
+]
 
 
 def _case(n_sentences: int) -> list[SentencePair]:
@@ -30,8 +37,15 @@ def _case(n_sentences: int) -> list[SentencePair]:
     pairs = []
     for k in range(n_sentences):
         for version in range(1 + k % 4):
-            pairs.append(SentencePair(("sentence", str(k), "."), ("phrase", str(k), f"v{version}", ".")))
-    return sorted(pairs, key=lambda p: (p.target[2], p.source[1]))  # translations of one sentence far apart
+            pairs.append(
+                SentencePair(
+                    ("sentence", str(k), "."),
+                    ("phrase", str(k), f"v{version}", "."),
+                )
+            )
+    return sorted(
+        pairs, key=lambda p: (p.target[2], p.source[1])
+    )  # translations of one sentence far apart
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,9 @@ def _compare_split(name: str, got: object, rules: object) -> str | None:
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
         return f"expected a (train_pairs, test_pairs) pair, got {type(got).__name__}"
     train_pairs, test_pairs = (list(side) for side in got)
-    if Counter(map(str, [*train_pairs, *test_pairs])) != Counter(map(str, rules.pairs)):
+    if Counter(map(str, [*train_pairs, *test_pairs])) != Counter(
+        map(str, rules.pairs)
+    ):
         return (
             f"the two sides hold {len(train_pairs)} + {len(test_pairs)} pairs; every one of the "
             f"{len(rules.pairs)} pairs must be on exactly one side (none lost, none on both)"
@@ -89,14 +105,27 @@ def check_split_by_english(fn: SplitFn) -> CheckResult:
         A :class:`~attnbook.checks.CheckResult`.
     """
     cases = []
-    for n_sentences, fraction, seed in [(40, 0.25, 0), (101, 0.1, 1), (12, 0.5, 2)]:
+    for n_sentences, fraction, seed in [
+        (40, 0.25, 0),
+        (101, 0.1, 1),
+        (12, 0.5, 2),
+    ]:
         pairs = _case(n_sentences)
-        label = (
-            f"{len(pairs)} pairs of {n_sentences} English sentences, test_fraction={fraction}, seed={seed}"
+        label = f"{len(pairs)} pairs of {n_sentences} English sentences, test_fraction={fraction}, seed={seed}"
+        inputs = (
+            ("pairs", pairs),
+            ("test_fraction", fraction),
+            ("seed", seed),
         )
-        inputs = (("pairs", pairs), ("test_fraction", fraction), ("seed", seed))
         rules = _SplitRules(tuple(pairs), fraction)
-        cases.append(Case(inputs, (("split", rules),), compare=_compare_split, label=label))
+        cases.append(
+            Case(
+                inputs,
+                (("split", rules),),
+                compare=_compare_split,
+                label=label,
+            )
+        )
     return run_cases(
         fn,
         cases,

@@ -96,7 +96,10 @@ def compare(name: str, got: object, expected: object) -> str | None:
         return _compare_booleans(name, got, expected)
     got = got.detach().to("cpu", torch.float64)
     expected = expected.to(torch.float64)
-    close = torch.isclose(got, expected, rtol=RTOL, atol=ATOL) | expected.isnan()
+    close = (
+        torch.isclose(got, expected, rtol=RTOL, atol=ATOL)
+        | expected.isnan()
+    )
     if bool(close.all()):
         return None
     wrong = (~close).nonzero().tolist()
@@ -105,7 +108,13 @@ def compare(name: str, got: object, expected: object) -> str | None:
         f"got {format_number(got[tuple(index)].item())}"
         for index in wrong[:3]
     )
-    max_diff = (got - expected)[~close].abs().nan_to_num(nan=math.inf).max().item()
+    max_diff = (
+        (got - expected)[~close]
+        .abs()
+        .nan_to_num(nan=math.inf)
+        .max()
+        .item()
+    )
     max_text = "inf or nan" if max_diff == math.inf else f"{max_diff:.3g}"
     return (
         f"{name} differs at {len(wrong)} of {expected.numel()} entries, e.g. {examples}. "
@@ -113,9 +122,15 @@ def compare(name: str, got: object, expected: object) -> str | None:
     )
 
 
-def _compare_booleans(name: str, got: Tensor, expected: Tensor) -> str | None:
+def _compare_booleans(
+    name: str, got: Tensor, expected: Tensor
+) -> str | None:
     if got.dtype != expected.dtype:
-        want = "a boolean tensor (True = may attend)" if expected.dtype == torch.bool else expected.dtype
+        want = (
+            "a boolean tensor (True = may attend)"
+            if expected.dtype == torch.bool
+            else expected.dtype
+        )
         return f"{name} should be {want}, got dtype {got.dtype}"
     wrong = (got.cpu() != expected).nonzero().tolist()
     if not wrong:
@@ -154,20 +169,28 @@ class Case:
 
     def describe(self) -> str:
         shapes = self.label or ", ".join(
-            f"{name} {tuple(value.shape)}" if isinstance(value, Tensor) else f"{name} {value!r}"
+            f"{name} {tuple(value.shape)}"
+            if isinstance(value, Tensor)
+            else f"{name} {value!r}"
             for name, value in self.inputs
         )
-        return "; ".join(part for part in (shapes, self.note, self.hint) if part)
+        return "; ".join(
+            part for part in (shapes, self.note, self.hint) if part
+        )
 
     def call(self, fn: Callable[..., object]) -> object:
         return fn(*(_copy(value) for _, value in self.inputs))
 
-    def problems(self, output: object, wanted: Sequence[object]) -> list[str]:
+    def problems(
+        self, output: object, wanted: Sequence[object]
+    ) -> list[str]:
         """Why ``output`` is not ``wanted`` (the expected outputs or a slip's), one line per output."""
         names = [name for name, _ in self.expected]
         if len(names) == 1:
             outputs = [output]
-        elif isinstance(output, (tuple, list)) and len(output) == len(names):
+        elif isinstance(output, (tuple, list)) and len(output) == len(
+            names
+        ):
             outputs = list(output)
         else:
             got = type(output).__name__
@@ -194,19 +217,30 @@ def _copy(value: object) -> object:
 def _call(fn: Callable[..., object], case: Case) -> tuple[bool, object]:
     try:
         return True, case.call(fn)
-    except Exception as exc:  # the reader's code may fail in any way: the ✗ line names it
+    except (
+        Exception
+    ) as exc:  # the reader's code may fail in any way: the ✗ line names it
         return False, exc
 
 
 def _determines(slip: Slip) -> bool:
     """Whether the slip says anything about the outputs (they are not all NaN)."""
     return any(
-        not (isinstance(output, Tensor) and output.is_floating_point() and bool(output.isnan().all()))
+        not (
+            isinstance(output, Tensor)
+            and output.is_floating_point()
+            and bool(output.isnan().all())
+        )
         for output in slip.outputs
     )
 
 
-def _slips_shown(fn: Callable[..., object], cases: list[Case], failed: int, output: object) -> list[str]:
+def _slips_shown(
+    fn: Callable[..., object],
+    cases: list[Case],
+    failed: int,
+    output: object,
+) -> list[str]:
     """The messages of the slips the output of case ``failed`` shows.
 
     The candidates are the slips whose output the reader's matches on the failing case. The cases after it
@@ -216,7 +250,9 @@ def _slips_shown(fn: Callable[..., object], cases: list[Case], failed: int, outp
     """
     case = cases[failed]
     candidates = {
-        slip.message: _determines(slip) for slip in case.slips if not case.problems(output, slip.outputs)
+        slip.message: _determines(slip)
+        for slip in case.slips
+        if not case.problems(output, slip.outputs)
     }
     for later_case in cases[failed + 1 :]:
         if not candidates:
@@ -232,12 +268,20 @@ def _slips_shown(fn: Callable[..., object], cases: list[Case], failed: int, outp
             if later_case.problems(later, slip.outputs):
                 del candidates[message]
             else:
-                candidates[message] = candidates[message] or _determines(slip)
-    return [message for message, determined in candidates.items() if determined]
+                candidates[message] = candidates[message] or _determines(
+                    slip
+                )
+    return [
+        message for message, determined in candidates.items() if determined
+    ]
 
 
 def run_cases(
-    fn: Callable[..., object], cases: list[Case], agree_with: str, *, random_cases: bool = True
+    fn: Callable[..., object],
+    cases: list[Case],
+    agree_with: str,
+    *,
+    random_cases: bool = True,
 ) -> CheckResult:
     """Run the reader's ``fn`` on every case and say whether it agrees with ``agree_with``.
 
@@ -257,9 +301,12 @@ def run_cases(
         ran, output = _call(fn, case)
         if not ran:
             return CheckResult(
-                False, f"✗ failed on {where}: your function raised {type(output).__name__}: {output}"
+                False,
+                f"✗ failed on {where}: your function raised {type(output).__name__}: {output}",
             )
-        problems = case.problems(output, [value for _, value in case.expected])
+        problems = case.problems(
+            output, [value for _, value in case.expected]
+        )
         if not problems:
             continue
         slips = _slips_shown(fn, cases, index, output)
@@ -270,9 +317,15 @@ def run_cases(
     notes = list(dict.fromkeys(case.note for case in cases if case.note))
     including = f", including {', '.join(notes)}" if notes else ""
     within_tolerance = all(
-        case.compare is compare and all(value.is_floating_point() for _, value in case.expected)
+        case.compare is compare
+        and all(value.is_floating_point() for _, value in case.expected)
         for case in cases
     )
-    tolerance = f" (atol={ATOL:g}, rtol={RTOL:g})" if within_tolerance else ""
+    tolerance = (
+        f" (atol={ATOL:g}, rtol={RTOL:g})" if within_tolerance else ""
+    )
     drawn = "random cases" if random_cases else "cases"
-    return CheckResult(True, f"✓ passed: {len(cases)} {drawn} agree with {agree_with}{tolerance}{including}.")
+    return CheckResult(
+        True,
+        f"✓ passed: {len(cases)} {drawn} agree with {agree_with}{tolerance}{including}.",
+    )

@@ -6,10 +6,14 @@
 
 
     def my_loss(logits, tgt_out, pad_id):
-        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.flatten())
+        return torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), tgt_out.flatten()
+        )
 
 
-    check_masked_cross_entropy(my_loss)  # fails: the padded positions count in the mean
+    check_masked_cross_entropy(
+        my_loss
+    )  # fails: the padded positions count in the mean
 """
 
 from __future__ import annotations
@@ -20,7 +24,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from attnbook.checks.runner import Case, CheckResult, Slip, compare, run_cases
+from attnbook.checks.runner import (
+    Case,
+    CheckResult,
+    Slip,
+    compare,
+    run_cases,
+)
 from attnbook.nmt.training import sequence_loss
 
 _LOSS = "loss"
@@ -32,14 +42,24 @@ def _with_padding_gradient(
 ) -> Callable[[Tensor, Tensor, int], tuple[object, Tensor | None]]:
     """``fn`` returning, besides its loss, the loss's gradient at the padded positions' logits."""
 
-    def call(logits: Tensor, tgt_out: Tensor, pad_id: int) -> tuple[object, Tensor | None]:
+    def call(
+        logits: Tensor, tgt_out: Tensor, pad_id: int
+    ) -> tuple[object, Tensor | None]:
         leaf = logits.detach().clone().requires_grad_(True)
         loss = fn(leaf, tgt_out, pad_id)
-        if not isinstance(loss, Tensor) or loss.numel() != 1 or not loss.requires_grad:
+        if (
+            not isinstance(loss, Tensor)
+            or loss.numel() != 1
+            or not loss.requires_grad
+        ):
             return loss, None
-        (gradient,) = torch.autograd.grad(loss.sum(), leaf, allow_unused=True)
+        (gradient,) = torch.autograd.grad(
+            loss.sum(), leaf, allow_unused=True
+        )
         padded = tgt_out == pad_id
-        return loss, torch.zeros_like(leaf[padded]) if gradient is None else gradient[padded]
+        return loss, torch.zeros_like(
+            leaf[padded]
+        ) if gradient is None else gradient[padded]
 
     return call
 
@@ -67,11 +87,17 @@ def _compare_loss(name: str, got: object, expected: object) -> str | None:
     return None
 
 
-def _loss_slips(logits: Tensor, tgt_out: Tensor, pad_id: int) -> tuple[Slip, ...]:
+def _loss_slips(
+    logits: Tensor, tgt_out: Tensor, pad_id: int
+) -> tuple[Slip, ...]:
     real = tgt_out != pad_id  # (batch, tgt_len)
 
-    def token_losses(leaf: Tensor) -> Tensor:  # (batch, tgt_len), padding included
-        return F.cross_entropy(leaf.flatten(0, 1), tgt_out.flatten(), reduction="none").view_as(tgt_out)
+    def token_losses(
+        leaf: Tensor,
+    ) -> Tensor:  # (batch, tgt_len), padding included
+        return F.cross_entropy(
+            leaf.flatten(0, 1), tgt_out.flatten(), reduction="none"
+        ).view_as(tgt_out)
 
     slips = (
         (
@@ -95,21 +121,26 @@ def _loss_slips(logits: Tensor, tgt_out: Tensor, pad_id: int) -> tuple[Slip, ...
         (
             "you averaged each sentence's mean loss: the loss is the mean over all the real tokens, so "
             "a long sentence weighs more than a short one; divide the whole sum by the number of real tokens",
-            lambda leaf: ((token_losses(leaf) * real).sum(dim=1) / real.sum(dim=1).clamp_min(1)).mean(),
+            lambda leaf: (
+                (token_losses(leaf) * real).sum(dim=1)
+                / real.sum(dim=1).clamp_min(1)
+            ).mean(),
         ),
     )
     return tuple(
         Slip(
             message,
-            _with_padding_gradient(lambda leaf, _tgt_out, _pad_id, loss=loss: loss(leaf))(
-                logits, tgt_out, pad_id
-            ),
+            _with_padding_gradient(
+                lambda leaf, _tgt_out, _pad_id, loss=loss: loss(leaf)
+            )(logits, tgt_out, pad_id),
         )
         for message, loss in slips
     )
 
 
-def check_masked_cross_entropy(fn: Callable[[Tensor, Tensor, int], Tensor], seed: int = 0) -> CheckResult:
+def check_masked_cross_entropy(
+    fn: Callable[[Tensor, Tensor, int], Tensor], seed: int = 0
+) -> CheckResult:
     """Check ``fn(logits, tgt_out, pad_id)``: the mean cross-entropy over the target tokens that are not padding.
 
     Cases: a batch without padding, sentences of different lengths padded with ``pad_id=0``, a pad id
@@ -127,7 +158,9 @@ def check_masked_cross_entropy(fn: Callable[[Tensor, Tensor, int], Tensor], seed
 
     >>> print(
     ...     check_masked_cross_entropy(
-    ...         lambda logits, tgt_out, pad_id: sequence_loss(logits, tgt_out, pad_id=pad_id)[0]
+    ...         lambda logits, tgt_out, pad_id: sequence_loss(
+    ...             logits, tgt_out, pad_id=pad_id
+    ...         )[0]
     ...     )
     ... )  # doctest: +ELLIPSIS
     ✓ passed: 4 random cases agree with attnbook.nmt.training.sequence_loss, including no padding, ...
@@ -140,10 +173,18 @@ def check_masked_cross_entropy(fn: Callable[[Tensor, Tensor, int], Tensor], seed
         ([3, 1, 4], 2, "padding with another id, 2"),
     ]:
         tgt_len, vocab = max(lengths), 7
-        logits = torch.randn(len(lengths), tgt_len, vocab, generator=generator, dtype=torch.float64)
+        logits = torch.randn(
+            len(lengths),
+            tgt_len,
+            vocab,
+            generator=generator,
+            dtype=torch.float64,
+        )
         choices = [t for t in range(vocab) if t != pad_id]
         tgt_out = torch.tensor(choices)[
-            torch.randint(len(choices), (len(lengths), tgt_len), generator=generator)
+            torch.randint(
+                len(choices), (len(lengths), tgt_len), generator=generator
+            )
         ]
         for row, length in enumerate(lengths):
             tgt_out[row, length:] = pad_id
@@ -151,17 +192,42 @@ def check_masked_cross_entropy(fn: Callable[[Tensor, Tensor, int], Tensor], seed
     logits, tgt_out, pad_id, _, _ = specs[1]
     loud = logits.clone()
     loud[tgt_out == pad_id] = 1e4 * torch.randn(
-        int((tgt_out == pad_id).sum()), loud.size(-1), generator=generator, dtype=loud.dtype
+        int((tgt_out == pad_id).sum()),
+        loud.size(-1),
+        generator=generator,
+        dtype=loud.dtype,
     )
     loud_hint = "they must change nothing: an overflow there times a mask of 0 is NaN, not 0"
-    specs.append((loud, tgt_out, pad_id, "huge logits at the padded positions", loud_hint))
+    specs.append(
+        (
+            loud,
+            tgt_out,
+            pad_id,
+            "huge logits at the padded positions",
+            loud_hint,
+        )
+    )
 
     cases = []
     for logits, tgt_out, pad_id, note, hint in specs:
         expected = sequence_loss(logits, tgt_out, pad_id=pad_id)[0]
-        padded_gradient = torch.zeros(int((tgt_out == pad_id).sum()), logits.size(-1), dtype=torch.float64)
-        inputs = (("logits", logits), ("tgt_out", tgt_out), ("pad_id", pad_id))
+        padded_gradient = torch.zeros(
+            int((tgt_out == pad_id).sum()),
+            logits.size(-1),
+            dtype=torch.float64,
+        )
+        inputs = (
+            ("logits", logits),
+            ("tgt_out", tgt_out),
+            ("pad_id", pad_id),
+        )
         outputs = ((_LOSS, expected), (_GRADIENT, padded_gradient))
         slips = _loss_slips(logits, tgt_out, pad_id)
-        cases.append(Case(inputs, outputs, note, hint, slips, compare=_compare_loss))
-    return run_cases(_with_padding_gradient(fn), cases, "attnbook.nmt.training.sequence_loss")
+        cases.append(
+            Case(inputs, outputs, note, hint, slips, compare=_compare_loss)
+        )
+    return run_cases(
+        _with_padding_gradient(fn),
+        cases,
+        "attnbook.nmt.training.sequence_loss",
+    )

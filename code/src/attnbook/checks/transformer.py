@@ -7,7 +7,9 @@
 
     def my_decoder_mask(tgt_mask):
         length = tgt_mask.shape[1]
-        return torch.ones(length, length, dtype=torch.bool).triu()  # wrong: the future, not the past
+        return torch.ones(
+            length, length, dtype=torch.bool
+        ).triu()  # wrong: the future, not the past
 
 
     check_decoder_mask(my_decoder_mask)  # says which entries differ
@@ -26,9 +28,13 @@ from attnbook.checks.runner import Case, CheckResult, Slip, run_cases
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 
 
-def _decoder_mask_slips(tgt_mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
+def _decoder_mask_slips(
+    tgt_mask: Tensor, expected: Tensor
+) -> tuple[Slip, ...]:
     length = tgt_mask.shape[1]
-    keys = tgt_mask[:, None, :]  # (batch, 1, tgt_len): key j is a real token
+    keys = tgt_mask[
+        :, None, :
+    ]  # (batch, 1, tgt_len): key j is a real token
     queries = tgt_mask[:, :, None]  # (batch, tgt_len, 1)
     past = causal_mask(length)[None]  # (1, tgt_len, tgt_len): j <= i
     return (
@@ -40,7 +46,12 @@ def _decoder_mask_slips(tgt_mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
         Slip(
             "position i may attend to the future (j >= i) and not to the past: the causal mask is "
             "lower-triangular, j <= i (torch.tril, or causal_mask)",
-            (keys & torch.ones(length, length, dtype=torch.bool).triu()[None],),
+            (
+                keys
+                & torch.ones(length, length, dtype=torch.bool).triu()[
+                    None
+                ],
+            ),
         ),
         Slip(
             "position i may see the future: your mask lets it attend to every real position j, "
@@ -49,7 +60,12 @@ def _decoder_mask_slips(tgt_mask: Tensor, expected: Tensor) -> tuple[Slip, ...]:
         ),
         Slip(
             "position i may not attend to itself: the causal mask includes the diagonal, j <= i, not j < i",
-            (keys & torch.ones(length, length, dtype=torch.bool).tril(-1)[None],),
+            (
+                keys
+                & torch.ones(length, length, dtype=torch.bool).tril(-1)[
+                    None
+                ],
+            ),
         ),
         Slip(
             "your mask lets positions attend to padded target positions: the padding is ignored; combine "
@@ -77,12 +93,23 @@ def check_decoder_mask(fn: Callable[[Tensor], Tensor]) -> CheckResult:
     """
     cases = []
     for lengths, tgt_len in (([3], 3), ([4, 2], 4), ([1, 5, 3], 6)):
-        tgt_mask = torch.arange(tgt_len) < torch.tensor(lengths).unsqueeze(1)
+        tgt_mask = torch.arange(tgt_len) < torch.tensor(lengths).unsqueeze(
+            1
+        )
         expected = tgt_mask[:, None, :] & causal_mask(tgt_len)[None]
         label = f"tgt_mask {tuple(tgt_mask.shape)}, lengths {lengths}"
         slips = _decoder_mask_slips(tgt_mask, expected)
-        cases.append(Case((("tgt_mask", tgt_mask),), (("mask", expected),), slips=slips, label=label))
-    return run_cases(fn, cases, "causal_mask combined with padding", random_cases=False)
+        cases.append(
+            Case(
+                (("tgt_mask", tgt_mask),),
+                (("mask", expected),),
+                slips=slips,
+                label=label,
+            )
+        )
+    return run_cases(
+        fn, cases, "causal_mask combined with padding", random_cases=False
+    )
 
 
 def _heads_with(
@@ -100,23 +127,51 @@ def _heads_with(
     """Multi-head attention with one step changed (the keywords); NaN where the change leaves it open."""
     heads, head_dim = mha.num_heads, mha.head_dim
 
-    def split(x: Tensor) -> Tensor:  # (batch, len, embed_dim) -> (batch, heads, len, head_dim)
+    def split(
+        x: Tensor,
+    ) -> (
+        Tensor
+    ):  # (batch, len, embed_dim) -> (batch, heads, len, head_dim)
         if interleaved:
-            return x.view(*x.shape[:2], head_dim, heads).permute(0, 3, 1, 2)
+            return x.view(*x.shape[:2], head_dim, heads).permute(
+                0, 3, 1, 2
+            )
         return x.view(*x.shape[:2], heads, head_dim).transpose(1, 2)
 
-    q, k, v = split(mha.query_proj(query)), split(mha.key_proj(keys)), split(mha.value_proj(values))
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(head_dim) if scale is None else scale)
-    weights = _softmax_where(scores, None if mask is None else mask[:, None, None, :], dim=dim)
-    context = _attend_where(weights, v)  # (batch, heads, tgt_len, head_dim)
-    joined = (context.permute(0, 2, 3, 1) if interleaved else context.transpose(1, 2)).flatten(2)
+    q, k, v = (
+        split(mha.query_proj(query)),
+        split(mha.key_proj(keys)),
+        split(mha.value_proj(values)),
+    )
+    scores = (
+        q
+        @ k.transpose(-2, -1)
+        / (math.sqrt(head_dim) if scale is None else scale)
+    )
+    weights = _softmax_where(
+        scores, None if mask is None else mask[:, None, None, :], dim=dim
+    )
+    context = _attend_where(
+        weights, v
+    )  # (batch, heads, tgt_len, head_dim)
+    joined = (
+        context.permute(0, 2, 3, 1)
+        if interleaved
+        else context.transpose(1, 2)
+    ).flatten(2)
     return (mha.out_proj(joined) if out_proj else joined), weights
 
 
 def _multihead_slips(
-    mha: MultiHeadAttention, query: Tensor, keys: Tensor, values: Tensor, mask: Tensor
+    mha: MultiHeadAttention,
+    query: Tensor,
+    keys: Tensor,
+    values: Tensor,
+    mask: Tensor,
 ) -> tuple[Slip, ...]:
-    def heads(*, mask: Tensor | None = mask, **change: object) -> tuple[Tensor, Tensor]:
+    def heads(
+        *, mask: Tensor | None = mask, **change: object
+    ) -> tuple[Tensor, Tensor]:
         with torch.no_grad():
             return _heads_with(mha, query, keys, values, mask, **change)  # type: ignore[arg-type]
 
@@ -160,7 +215,11 @@ def _multihead_slips(
 
 
 def check_multihead_attention(
-    fn: Callable[[MultiHeadAttention, Tensor, Tensor, Tensor, Tensor], tuple[Tensor, Tensor]], seed: int = 0
+    fn: Callable[
+        [MultiHeadAttention, Tensor, Tensor, Tensor, Tensor],
+        tuple[Tensor, Tensor],
+    ],
+    seed: int = 0,
 ) -> CheckResult:
     """Check a reader's multi-head attention written head by head, against :class:`MultiHeadAttention`.
 
@@ -184,19 +243,45 @@ def check_multihead_attention(
             devices=[]
         ):  # the module's initial weights, sparing the reader's generator
             torch.manual_seed(seed + batch)
-            mha = MultiHeadAttention(embed_dim, num_heads, kdim=kdim, vdim=vdim).double()
-        query = torch.randn(batch, tgt_len, embed_dim, generator=generator, dtype=torch.float64)
-        keys = torch.randn(batch, src_len, kdim, generator=generator, dtype=torch.float64)
-        values = torch.randn(batch, src_len, vdim, generator=generator, dtype=torch.float64)
-        mask = torch.arange(src_len) < torch.randint(1, src_len + 1, (batch, 1), generator=generator)
+            mha = MultiHeadAttention(
+                embed_dim, num_heads, kdim=kdim, vdim=vdim
+            ).double()
+        query = torch.randn(
+            batch,
+            tgt_len,
+            embed_dim,
+            generator=generator,
+            dtype=torch.float64,
+        )
+        keys = torch.randn(
+            batch, src_len, kdim, generator=generator, dtype=torch.float64
+        )
+        values = torch.randn(
+            batch, src_len, vdim, generator=generator, dtype=torch.float64
+        )
+        mask = torch.arange(src_len) < torch.randint(
+            1, src_len + 1, (batch, 1), generator=generator
+        )
         with torch.no_grad():
             context, weights = mha(query, keys, values, mask=mask)
-        inputs = (("mha", mha), ("query", query), ("keys", keys), ("values", values), ("mask", mask))
+        inputs = (
+            ("mha", mha),
+            ("query", query),
+            ("keys", keys),
+            ("values", values),
+            ("mask", mask),
+        )
         heads = f"{num_heads} head" + ("s" if num_heads > 1 else "")
         label = f"{heads}, query {tuple(query.shape)}, keys {tuple(keys.shape)}"
         slips = _multihead_slips(mha, query, keys, values, mask)
         cases.append(
-            Case(inputs, (("context", context), ("weights", weights)), "padding", slips=slips, label=label)
+            Case(
+                inputs,
+                (("context", context), ("weights", weights)),
+                "padding",
+                slips=slips,
+                label=label,
+            )
         )
     with torch.no_grad():
         return run_cases(fn, cases, "attnbook.MultiHeadAttention")

@@ -27,7 +27,10 @@ value counts as given).
 >>> add_config_arguments(parser, Demo)
 >>> config_from_arguments(Demo, parser.parse_args(["--batch-size", "32"]))
 Demo(batch_size=32)
->>> given_fields(parser.parse_args(["--batch-size", "8"])), given_fields(parser.parse_args([]))
+>>> (
+...     given_fields(parser.parse_args(["--batch-size", "8"])),
+...     given_fields(parser.parse_args([])),
+... )
 (frozenset({'batch_size'}), frozenset())
 """
 
@@ -43,12 +46,25 @@ from typing import Any, Protocol
 def _attribute_help(cls: type) -> dict[str, str]:
     """``name -> text`` from the ``Attributes:`` section of a class's docstring."""
     doc = cls.__doc__ or ""
-    section = doc.split("Attributes:", 1)[1] if "Attributes:" in doc else ""
+    section = (
+        doc.split("Attributes:", 1)[1] if "Attributes:" in doc else ""
+    )
     section = re.split(r"\n\s*\n|\n\s*Raises:", section, maxsplit=1)[0]
     help_texts: dict[str, str] = {}
-    for match in re.finditer(r"^\s{4,}([\w, ]+):\s(.*(?:\n\s{10,}.*)*)", section, flags=re.MULTILINE):
-        text = " ".join(match.group(2).split()).replace("%", "%%").replace("``", "").rstrip(".")
-        text = re.sub(r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text)  # :func:`~a.b` -> b
+    for match in re.finditer(
+        r"^\s{4,}([\w, ]+):\s(.*(?:\n\s{10,}.*)*)",
+        section,
+        flags=re.MULTILINE,
+    ):
+        text = (
+            " ".join(match.group(2).split())
+            .replace("%", "%%")
+            .replace("``", "")
+            .rstrip(".")
+        )
+        text = re.sub(
+            r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text
+        )  # :func:`~a.b` -> b
         for name in match.group(1).split(","):
             help_texts[name.strip()] = text
     return help_texts
@@ -61,7 +77,9 @@ DEVICES = ("auto", "cpu", "cuda", "mps")
 class SubCommands(Protocol):
     """What a command's ``add_*_command`` function needs: the parser's ``add_subparsers()`` object."""
 
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+    def add_parser(
+        self, name: str, **kwargs: Any
+    ) -> argparse.ArgumentParser: ...
 
 
 def add_run_options(
@@ -75,7 +93,10 @@ def add_run_options(
     """Add the options every command that runs a model shares: ``--device``, ``--threads``, ``--json``,
     ``--progress`` (``threads`` and ``progress`` false leave those out)."""
     parser.add_argument(
-        "--device", choices=DEVICES, default=device, help="where to run (default: %(default)s)"
+        "--device",
+        choices=DEVICES,
+        default=device,
+        help="where to run (default: %(default)s)",
     )
     if threads:
         shown = "torch's" if threads_default is None else "%(default)s"
@@ -85,16 +106,26 @@ def add_run_options(
             default=threads_default,
             help=f"CPU threads for torch (default: {shown})",
         )
-    parser.add_argument("--json", action="store_true", help="make the last line of output one JSON object")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="make the last line of output one JSON object",
+    )
     if progress:
-        parser.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+        parser.add_argument(
+            "--progress",
+            action="store_true",
+            help="show a progress bar on stderr",
+        )
 
 
 def positive_int(text: str) -> int:
     """An argparse type for counts given by hand (``--threads``, ``--beam``, ``--steps``): an int of at least 1."""
     value = int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer, got {value}"
+        )
     return value
 
 
@@ -102,10 +133,16 @@ _GIVEN = "given_config_fields"  # the namespace attribute that records the confi
 _GIVEN_FLAGS = "given_config_flags"  # and the flag each was given as
 
 
-def _record_given(namespace: argparse.Namespace, dest: str, option_string: str | None) -> None:
-    setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {dest})
+def _record_given(
+    namespace: argparse.Namespace, dest: str, option_string: str | None
+) -> None:
+    setattr(
+        namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {dest}
+    )
     flags = getattr(namespace, _GIVEN_FLAGS, {})
-    setattr(namespace, _GIVEN_FLAGS, {**flags, dest: option_string or dest})
+    setattr(
+        namespace, _GIVEN_FLAGS, {**flags, dest: option_string or dest}
+    )
 
 
 class _StoreGiven(argparse.Action):
@@ -118,7 +155,9 @@ class _StoreGiven(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        if isinstance(self, argparse.BooleanOptionalAction):  # --name stores True, --no-name False
+        if isinstance(
+            self, argparse.BooleanOptionalAction
+        ):  # --name stores True, --no-name False
             values = not (option_string or "").startswith("--no-")
         setattr(namespace, self.dest, values)
         _record_given(namespace, self.dest, option_string)
@@ -141,14 +180,20 @@ def _parse_at_least(kind: type, minimum: Any) -> Any:
     def parse(text: str) -> Any:
         value = kind(text)
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(
+                f"must be at least {minimum}, got {value}"
+            )
         return value
 
-    parse.__name__ = kind.__name__  # argparse names the type in its "invalid int value" message
+    parse.__name__ = (
+        kind.__name__
+    )  # argparse names the type in its "invalid int value" message
     return parse
 
 
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type, *more: type) -> None:
+def add_config_arguments(
+    parser: argparse.ArgumentParser, cls: type, *more: type
+) -> None:
     """Add one flag per field of the dataclass ``cls`` (recursing into nested dataclasses).
 
     With more classes (``train``: the toy grammar's run and the run on real pairs), a field name that
@@ -163,7 +208,9 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type, *more: type
         _add_fields(parser, config_class, added)
 
 
-def _add_fields(parser: argparse.ArgumentParser, cls: type, added: set[str]) -> None:
+def _add_fields(
+    parser: argparse.ArgumentParser, cls: type, added: set[str]
+) -> None:
     hints = typing.get_type_hints(cls)
     help_texts = _attribute_help(cls)
     defaults = cls()
@@ -178,19 +225,29 @@ def _add_fields(parser: argparse.ArgumentParser, cls: type, added: set[str]) -> 
         flag = flag_name(item)
         default = getattr(defaults, item.name)
         help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
-        options: dict[str, Any] = {"dest": item.name, "default": default, "help": help_text}
+        options: dict[str, Any] = {
+            "dest": item.name,
+            "default": default,
+            "help": help_text,
+        }
         if kind is bool:
             parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind == bool | None:
-            options["help"] = f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
+            options["help"] = (
+                f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
+            )
             parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind not in (int, float, str):
-            raise TypeError(f"{cls.__name__}.{item.name}: no flag for a field of type {kind}")
+            raise TypeError(
+                f"{cls.__name__}.{item.name}: no flag for a field of type {kind}"
+            )
         minimum = item.metadata.get("minimum")
         options["action"] = _StoreGiven
-        options["type"] = kind if minimum is None else _parse_at_least(kind, minimum)
+        options["type"] = (
+            kind if minimum is None else _parse_at_least(kind, minimum)
+        )
         if "choices" in item.metadata:
             options["choices"] = item.metadata["choices"]
         parser.add_argument(flag, **options)
@@ -207,7 +264,11 @@ def _leaf_fields(cls: type) -> dict[str, dataclasses.Field]:
     leaves: dict[str, dataclasses.Field] = {}
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
-        leaves.update(_leaf_fields(kind) if dataclasses.is_dataclass(kind) else {item.name: item})
+        leaves.update(
+            _leaf_fields(kind)
+            if dataclasses.is_dataclass(kind)
+            else {item.name: item}
+        )
     return leaves
 
 
@@ -217,7 +278,9 @@ def _default_of(item: dataclasses.Field) -> Any:
     return item.default
 
 
-def _build_given(cls: type, given: dict[str, Any], default: Any = None) -> Any:
+def _build_given(
+    cls: type, given: dict[str, Any], default: Any = None
+) -> Any:
     """``cls`` from ``default`` (its own default when ``None``), with the ``given`` leaf fields set."""
     hints = typing.get_type_hints(cls)
     base = cls() if default is None else default
@@ -228,13 +291,19 @@ def _build_given(cls: type, given: dict[str, Any], default: Any = None) -> Any:
         kind = hints[item.name]
         if dataclasses.is_dataclass(kind):
             # the nested default as the field declares it, before the parent's __post_init__ settles it
-            values[item.name] = _build_given(kind, given, _default_of(item))
+            values[item.name] = _build_given(
+                kind, given, _default_of(item)
+            )
         else:
-            values[item.name] = given.get(item.name, getattr(base, item.name))
+            values[item.name] = given.get(
+                item.name, getattr(base, item.name)
+            )
     return cls(**values)
 
 
-def config_from_given(cls: type, args: argparse.Namespace, *, what: str) -> Any:
+def config_from_given(
+    cls: type, args: argparse.Namespace, *, what: str
+) -> Any:
     """Build the configuration ``cls`` from its own defaults and the flags given on the command line.
 
     A flag left out takes ``cls``'s default (so a run with defaults of its own, the run on real pairs,
@@ -251,7 +320,9 @@ def config_from_given(cls: type, args: argparse.Namespace, *, what: str) -> Any:
     for name in sorted(given):
         if name not in leaves:
             flag = getattr(args, _GIVEN_FLAGS, {}).get(name, name)
-            raise ValueError(f"{flag} has no effect on {what}; leave it out")
+            raise ValueError(
+                f"{flag} has no effect on {what}; leave it out"
+            )
     return _build_given(cls, {name: getattr(args, name) for name in given})
 
 
@@ -262,6 +333,8 @@ def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
         values[item.name] = (
-            config_from_arguments(kind, args) if dataclasses.is_dataclass(kind) else getattr(args, item.name)
+            config_from_arguments(kind, args)
+            if dataclasses.is_dataclass(kind)
+            else getattr(args, item.name)
         )
     return cls(**values)

@@ -36,16 +36,23 @@ from attnbook.cli.flags import (
 from attnbook.core.records import save_result
 from attnbook.core.runtime import get_device
 from attnbook.studies import bottleneck
-from attnbook.studies.experiment import ExperimentConfig, attention_name, run_experiment
+from attnbook.studies.experiment import (
+    ExperimentConfig,
+    attention_name,
+    run_experiment,
+)
 from attnbook.studies.realdata import RealConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, one subcommand per task (``train``, ``bench``; more may be added beside them)."""
     parser = argparse.ArgumentParser(
-        prog="python -m attnbook", description="The code behind 'Attention, executed'."
+        prog="python -m attnbook",
+        description="The code behind 'Attention, executed'.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND"
+    )
     add_train_command(commands)
     add_bottleneck_command(commands)
     add_bench_command(commands)
@@ -66,10 +73,15 @@ def add_train_command(commands: SubCommands) -> None:
         "exact match, token accuracy, BLEU, chrF, alignment accuracy and exact match by source length "
         "on the held-out test split.",
     )
-    add_config_arguments(train, ExperimentConfig, RealConfig)  # one flag per field of either run
+    add_config_arguments(
+        train, ExperimentConfig, RealConfig
+    )  # one flag per field of either run
     add_run_options(train)
     train.add_argument(
-        "--save", metavar="PATH", default=None, help="save a checkpoint of the trained model there"
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="save a checkpoint of the trained model there",
     )
     realcli.add_corpus_options(train)
     train.set_defaults(handler=run_train)
@@ -83,14 +95,20 @@ def run_train(args: argparse.Namespace) -> int:
         return realcli.run_train_corpus(args)
 
     try:
-        config = config_from_given(ExperimentConfig, args, what="a run on the toy grammar (without --corpus)")
+        config = config_from_given(
+            ExperimentConfig,
+            args,
+            what="a run on the toy grammar (without --corpus)",
+        )
         realcli.refuse_unused_model_flags(config, args)
     except ValueError as error:  # an impossible combination of flags
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    experiment = run_experiment(config, device=args.device, progress=args.progress)  # device: see main()
+    experiment = run_experiment(
+        config, device=args.device, progress=args.progress
+    )  # device: see main()
     if args.save:
         experiment.translator.save(args.save)
     training, evaluation = experiment.training, experiment.evaluation
@@ -107,13 +125,24 @@ def run_train(args: argparse.Namespace) -> int:
         for bucket, value in metrics.exact_match_by_length.items():
             print(f"exact match, source length {bucket:>6}: {value:.3f}")
         if evaluation.alignment is not None:
-            print(f"alignment accuracy {evaluation.alignment.accuracy:.3f}")
-            for category, value in evaluation.alignment.by_category.items():
+            print(
+                f"alignment accuracy {evaluation.alignment.accuracy:.3f}"
+            )
+            for (
+                category,
+                value,
+            ) in evaluation.alignment.by_category.items():
                 print(f"  {category:<17} {value:.3f}")
         if evaluation.scores is not None:
-            print(f"AER of the argmax  {evaluation.scores.aer:.3f} (sure and possible links)")
-            print(f"attention mass on the true links {evaluation.scores.mass:.3f}")
-            print(f"mean attention entropy {evaluation.mean_entropy:.3f} nats")
+            print(
+                f"AER of the argmax  {evaluation.scores.aer:.3f} (sure and possible links)"
+            )
+            print(
+                f"attention mass on the true links {evaluation.scores.mass:.3f}"
+            )
+            print(
+                f"mean attention entropy {evaluation.mean_entropy:.3f} nats"
+            )
     if args.json:
         print(json.dumps(experiment.to_dict()))
     return 0
@@ -129,9 +158,19 @@ def add_bottleneck_command(commands: SubCommands) -> None:
         "first), once per seed; print a table of their held-out scores. The default study takes about "
         "half an hour on 2 CPU cores.",
     )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
     parser.add_argument(
-        "--sizes", type=positive_int, nargs="+", default=[64, 128, 256], help="the baselines' hidden sizes"
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="default: %(default)s",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=positive_int,
+        nargs="+",
+        default=[64, 128, 256],
+        help="the baselines' hidden sizes",
     )
     parser.add_argument(
         "--reversed-sizes",
@@ -140,11 +179,21 @@ def add_bottleneck_command(commands: SubCommands) -> None:
         default=[128],
         help="the hidden sizes of the baselines that read the source backwards (default: %(default)s)",
     )
-    add_run_options(parser, device="cpu", threads=False)  # one CPU thread per model, set by the study
+    add_run_options(
+        parser, device="cpu", threads=False
+    )  # one CPU thread per model, set by the study
     parser.add_argument(
-        "--workers", type=positive_int, default=2, help="models trained at once (default: %(default)s)"
+        "--workers",
+        type=positive_int,
+        default=2,
+        help="models trained at once (default: %(default)s)",
     )
-    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="also write the result as JSON to PATH",
+    )
     parser.set_defaults(handler=run_bottleneck_command)
 
 
@@ -156,7 +205,11 @@ def run_bottleneck_command(args: argparse.Namespace) -> int:
         torch.set_num_threads(1)
     models = bottleneck.study_models(args.sizes, args.reversed_sizes)
     study = bottleneck.run_study(
-        models=models, seeds=args.seeds, device=args.device, workers=args.workers, progress=args.progress
+        models=models,
+        seeds=args.seeds,
+        device=args.device,
+        workers=args.workers,
+        progress=args.progress,
     )
     print(bottleneck.format_study(study))
     if args.save:
@@ -175,18 +228,36 @@ def add_bench_command(commands: SubCommands) -> None:
         "scaled_dot_product_attention and a naive loop over a grid of lengths, and Bahdanau decoding with "
         "the keys projected once against every step. Medians of interleaved repeats.",
     )
-    parser.add_argument("--quick", action="store_true", help="the small grid (under a minute on 2 CPU cores)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the small grid (under a minute on 2 CPU cores)",
+    )
     add_run_options(parser, threads_default=1)
-    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    parser.add_argument("--grid", choices=sorted(GRIDS), default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="also write the result as JSON to PATH",
+    )
+    parser.add_argument(
+        "--grid",
+        choices=sorted(GRIDS),
+        default=None,
+        help=argparse.SUPPRESS,
+    )
     parser.set_defaults(handler=run_bench_command)
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
     device = args.device  # resolved by main()
-    grid = GRIDS[args.grid] if args.grid else default_grid(args.quick, device)
-    result = bench.run_benchmark(grid, device=device, threads=args.threads, progress=args.progress)
+    grid = (
+        GRIDS[args.grid] if args.grid else default_grid(args.quick, device)
+    )
+    result = bench.run_benchmark(
+        grid, device=device, threads=args.threads, progress=args.progress
+    )
     print(format_report(result))
     if args.save:
         print(f"saved to {save_result(result, args.save)}")

@@ -38,7 +38,12 @@ from attnbook.cli.flags import (
     given_fields,
     positive_int,
 )
-from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path, tokenize_english
+from attnbook.nmt.corpus import (
+    Corpus,
+    load_tatoeba,
+    shipped_path,
+    tokenize_english,
+)
 from attnbook.nmt.export import shipped_export
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.transformer import TransformerSizes
@@ -73,7 +78,11 @@ class InputError(Exception):
 
 def _case(summary: dict[str, object]) -> str:
     """Whether a summary's scores tell case: the signature says ``case:mixed`` for lower-cased text too."""
-    return "cased text" if summary["cased"] else "lower-cased text: the scores ignore case"
+    return (
+        "cased text"
+        if summary["cased"]
+        else "lower-cased text: the scores ignore case"
+    )
 
 
 def _fail(error: Exception) -> int:
@@ -85,7 +94,9 @@ def _fail(error: Exception) -> int:
 # Reading corpora and checkpoints, with errors a person can act on
 
 
-def read_corpus(path: str | Path, *, max_len: int | None = None, cased: bool = False) -> Corpus:
+def read_corpus(
+    path: str | Path, *, max_len: int | None = None, cased: bool = False
+) -> Corpus:
     """Load a corpus file in either layout (lower-cased, or with ``cased=True`` as written); refuse one
     with no usable pair.
 
@@ -98,7 +109,9 @@ def read_corpus(path: str | Path, *, max_len: int | None = None, cased: bool = F
         raise InputError(f"{path}: no such file")
     try:
         corpus = load_tatoeba(path, max_len=max_len, cased=cased)
-    except ValueError as error:  # CorpusEncodingError names the file and the byte offset
+    except (
+        ValueError
+    ) as error:  # CorpusEncodingError names the file and the byte offset
         raise InputError(str(error)) from None
     if not corpus.pairs:
         raise InputError(
@@ -115,14 +128,18 @@ def read_corpus(path: str | Path, *, max_len: int | None = None, cased: bool = F
     return corpus
 
 
-def read_model(path: str | Path | None, device: torch.device) -> Translator:
+def read_model(
+    path: str | Path | None, device: torch.device
+) -> Translator:
     """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no path the translator the book ships
     (:func:`~attnbook.nmt.shipped_export`), on ``device``."""
     if path is None:
         try:
             return shipped_export().to_translator(device)
         except FileNotFoundError:
-            raise InputError("this install has no trained model of its own: give --checkpoint") from None
+            raise InputError(
+                "this install has no trained model of its own: give --checkpoint"
+            ) from None
     return read_checkpoint(path, device)
 
 
@@ -138,7 +155,9 @@ def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        with warnings.catch_warnings():  # torch warns about some foreign files before refusing them
+        with (
+            warnings.catch_warnings()
+        ):  # torch warns about some foreign files before refusing them
             warnings.simplefilter("ignore")
             return Translator.load(path, device=device)
     except Exception:  # ValueError for a file that is not a checkpoint; others for one of another shape
@@ -179,10 +198,14 @@ def add_corpus_options(train: argparse.ArgumentParser) -> None:
 
 def wants_corpus(args: argparse.Namespace) -> bool:
     """Whether ``train`` was asked to train on a real corpus."""
-    return bool(getattr(args, "corpus", None) or getattr(args, "corpus_file", None))
+    return bool(
+        getattr(args, "corpus", None) or getattr(args, "corpus_file", None)
+    )
 
 
-def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
+def real_config_from_args(
+    args: argparse.Namespace, n_pairs: int
+) -> RealConfig:
     """The :class:`~attnbook.studies.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``.
 
     ``train``'s flags are made from the fields of both runs' configurations. A flag left out takes the
@@ -190,43 +213,83 @@ def real_config_from_args(args: argparse.Namespace, n_pairs: int) -> RealConfig:
     real-data run has no field for (the grammar's data settings) is refused with a :class:`ValueError`.
     ``--steps`` asks for at least that many steps, in whole epochs.
     """
-    config = config_from_given(RealConfig, args, what="a corpus run (--corpus/--corpus-file)")
+    config = config_from_given(
+        RealConfig, args, what="a corpus run (--corpus/--corpus-file)"
+    )
     refuse_unused_model_flags(config, args)
-    if args.steps is not None:  # whole epochs of the (approximate) training share of the pairs
-        n_train_pairs = n_pairs * (1 - config.data.test_fraction - config.data.val_fraction)
-        per_epoch = max(1, math.ceil(n_train_pairs / config.train.batch_size))
-        config = replace(config, train=replace(config.train, max_epochs=math.ceil(args.steps / per_epoch)))
+    if (
+        args.steps is not None
+    ):  # whole epochs of the (approximate) training share of the pairs
+        n_train_pairs = n_pairs * (
+            1 - config.data.test_fraction - config.data.val_fraction
+        )
+        per_epoch = max(
+            1, math.ceil(n_train_pairs / config.train.batch_size)
+        )
+        config = replace(
+            config,
+            train=replace(
+                config.train, max_epochs=math.ceil(args.steps / per_epoch)
+            ),
+        )
     return config
 
 
-def refuse_unused_model_flags(config: RealConfig | ExperimentConfig, args: argparse.Namespace) -> None:
+def refuse_unused_model_flags(
+    config: RealConfig | ExperimentConfig, args: argparse.Namespace
+) -> None:
     """Refuse a flag of the model the run does not train (``--attention`` with ``--model transformer``).
 
     Raises:
         ValueError: naming the flag and the model.
     """
-    unused = ModelConfig if config.model_kind == "transformer" else TransformerSizes
+    unused = (
+        ModelConfig
+        if config.model_kind == "transformer"
+        else TransformerSizes
+    )
     for item in fields(unused):
         if item.name in given_fields(args):
-            raise ValueError(f"{flag_name(item)} has no effect on --model {config.model_kind}; leave it out")
+            raise ValueError(
+                f"{flag_name(item)} has no effect on --model {config.model_kind}; leave it out"
+            )
 
 
 def run_train_corpus(args: argparse.Namespace) -> int:
     """``train --corpus NAME`` or ``train --corpus-file PATH``: train, score the held-out English sentences."""
     try:
-        path = CORPORA[args.corpus]() if args.corpus else Path(args.corpus_file)
+        path = (
+            CORPORA[args.corpus]()
+            if args.corpus
+            else Path(args.corpus_file)
+        )
         corpus = read_corpus(path)
         if args.threads is not None:
             torch.set_num_threads(args.threads)
         config = real_config_from_args(args, len(corpus.pairs))
         if config.data.subwords:
             if args.save:
-                raise InputError("--save keeps word-level models only; leave it out with --subwords")
+                raise InputError(
+                    "--save keeps word-level models only; leave it out with --subwords"
+                )
             cased = read_corpus(path, cased=True)
-            pieces = run_pieces_experiment(cased.pairs, config, device=args.device, progress=args.progress)
+            pieces = run_pieces_experiment(
+                cased.pairs,
+                config,
+                device=args.device,
+                progress=args.progress,
+            )
             return report_pieces(pieces, args)
-        experiment = run_real_experiment(corpus.pairs, config, device=args.device, progress=args.progress)
-    except (InputError, ValueError) as error:  # ValueError: too few English sentences to split
+        experiment = run_real_experiment(
+            corpus.pairs,
+            config,
+            device=args.device,
+            progress=args.progress,
+        )
+    except (
+        InputError,
+        ValueError,
+    ) as error:  # ValueError: too few English sentences to split
         return _fail(error)
     summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(path)
@@ -239,13 +302,25 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     print(
         f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on"
     )
-    search = "greedy search" if experiment.config.beam_size == 1 else f"beam {experiment.config.beam_size}"
-    print(f"BLEU            {summary['bleu']:.1f}   ({search}; every French translation a reference)")
-    print(f"BLEU, 1 ref.    {summary['bleu_single']:.1f}   (the first French translation the only reference)")
+    search = (
+        "greedy search"
+        if experiment.config.beam_size == 1
+        else f"beam {experiment.config.beam_size}"
+    )
+    print(
+        f"BLEU            {summary['bleu']:.1f}   ({search}; every French translation a reference)"
+    )
+    print(
+        f"BLEU, 1 ref.    {summary['bleu_single']:.1f}   (the first French translation the only reference)"
+    )
     print(f"chrF            {summary['chrf']:.1f}")
-    print(f"BLEU signature  {summary['bleu_signature']} ({_case(summary)})")
+    print(
+        f"BLEU signature  {summary['bleu_signature']} ({_case(summary)})"
+    )
     print(f"exact match     {summary['exact_match']:.3f}")
-    print(f"BLEU, <unk> replaced through attention  {summary['bleu_unk_replaced']:.1f}")
+    print(
+        f"BLEU, <unk> replaced through attention  {summary['bleu_unk_replaced']:.1f}"
+    )
     if args.save:
         print(f"saved to {args.save}")
     if args.json:
@@ -253,7 +328,9 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_pieces(experiment: PiecesExperiment, args: argparse.Namespace) -> int:
+def report_pieces(
+    experiment: PiecesExperiment, args: argparse.Namespace
+) -> int:
     """Print a pieces run's summary: the scores on cased text and on lower-cased text, each with its
     signature (JSON last with ``--json``)."""
     summary = experiment.to_dict()
@@ -268,7 +345,10 @@ def report_pieces(experiment: PiecesExperiment, args: argparse.Namespace) -> int
         f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on; "
         f"{summary['n_sentences_unknown']} of them with an unknown piece"
     )
-    for name, report in (("cased", evaluation.cased), ("lower-cased", evaluation.lowercased)):
+    for name, report in (
+        ("cased", evaluation.cased),
+        ("lower-cased", evaluation.lowercased),
+    ):
         print(
             f"{name:<12} BLEU {report['bleu']:.1f} (every reference), {report['bleu_single']:.1f} (first "
             f"reference only), chrF {report['chrf']:.1f}   {report['bleu_signature']}"
@@ -293,14 +373,29 @@ def add_subwords_command(commands: SubCommands) -> None:
         "the first one), chrF and training seconds. Three seeds take about 15 minutes on 2 CPU cores.",
     )
     parser.add_argument(
-        "--subwords", type=positive_int, default=2000, help="pieces per language (default: %(default)s)"
+        "--subwords",
+        type=positive_int,
+        default=2000,
+        help="pieces per language (default: %(default)s)",
     )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
     parser.add_argument(
-        "--epochs", type=positive_int, default=None, help="epochs of every run (default: the default run's 5)"
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="default: %(default)s",
     )
     parser.add_argument(
-        "--beam", type=positive_int, default=None, help="beam of every run (default: the default run's 4)"
+        "--epochs",
+        type=positive_int,
+        default=None,
+        help="epochs of every run (default: the default run's 5)",
+    )
+    parser.add_argument(
+        "--beam",
+        type=positive_int,
+        default=None,
+        help="beam of every run (default: the default run's 4)",
     )
     parser.add_argument(
         "--merge",
@@ -310,7 +405,12 @@ def add_subwords_command(commands: SubCommands) -> None:
         help="train nothing: merge comparisons recorded with other seeds (side by side) into one",
     )
     add_run_options(parser, device="cpu")
-    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="also write the result as JSON to PATH",
+    )
     parser.set_defaults(handler=run_subwords_command)
 
 
@@ -320,13 +420,17 @@ def run_subwords_command(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     base = RealConfig()
     if args.epochs is not None:
-        base = replace(base, train=replace(base.train, max_epochs=args.epochs))
+        base = replace(
+            base, train=replace(base.train, max_epochs=args.epochs)
+        )
     if args.beam is not None:
         base = replace(base, beam_size=args.beam)
     try:
         if args.merge:
             parts = [load_units_comparison(path) for path in args.merge]
-            comparison = merge_units_comparisons(parts, _command_line([p.command for p in parts]))
+            comparison = merge_units_comparisons(
+                parts, _command_line([p.command for p in parts])
+            )
         else:
             words = read_corpus(shipped_path())
             cased = read_corpus(shipped_path(), cased=True)
@@ -370,7 +474,12 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
         help="a file written by train --save (default: the model the book ships, the default "
         "train --corpus tatoeba run, int8 weights: the one the real-sentences chapter runs in the page)",
     )
-    parser.add_argument("--beam", type=positive_int, default=1, help="beam size (default: greedy)")
+    parser.add_argument(
+        "--beam",
+        type=positive_int,
+        default=1,
+        help="beam size (default: greedy)",
+    )
     add_run_options(parser, threads=False, progress=False)
 
 
@@ -384,7 +493,12 @@ def add_evaluate_command(commands: SubCommands) -> None:
         "13a tokenisation; BLEU with every translation a reference, and with the first only; the BLEU "
         "signature). Use sentences the model was not trained on.",
     )
-    parser.add_argument("--corpus-file", required=True, metavar="PATH", help="English<TAB>French lines")
+    parser.add_argument(
+        "--corpus-file",
+        required=True,
+        metavar="PATH",
+        help="English<TAB>French lines",
+    )
     _add_model_options(parser)
     parser.set_defaults(handler=run_evaluate)
 
@@ -419,7 +533,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         f"only)  chrF {summary['chrf']:.1f}  exact match {summary['exact_match']:.3f}"
     )
     print(f"BLEU signature {summary['bleu_signature']} ({_case(summary)})")
-    print(f"with <unk> replaced through attention: BLEU {summary['bleu_unk_replaced']:.1f}")
+    print(
+        f"with <unk> replaced through attention: BLEU {summary['bleu_unk_replaced']:.1f}"
+    )
     if args.json:
         print(json.dumps(summary))
     return 0
@@ -438,18 +554,27 @@ def add_translate_command(commands: SubCommands) -> None:
         "the attention weights as a table (rows: the French words written; columns: the English words "
         "read, <unk> for words the model does not know).",
     )
-    parser.add_argument("sentence", help='the English sentence, e.g. "I am cold."')
+    parser.add_argument(
+        "sentence", help='the English sentence, e.g. "I am cold."'
+    )
     _add_model_options(parser)
     parser.add_argument(
         "--replace-unknown",
         action="store_true",
         help="copy the most attended English word where the model writes <unk>",
     )
-    parser.add_argument("--plot", metavar="FILE.png", default=None, help="save the attention heatmap there")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        default=None,
+        help="save the attention heatmap there",
+    )
     parser.set_defaults(handler=run_translate)
 
 
-def attention_table(weights: torch.Tensor, source: list[str], target: list[str]) -> str:
+def attention_table(
+    weights: torch.Tensor, source: list[str], target: list[str]
+) -> str:
     """A compact text table of attention weights: one row per target token, one column per source token.
 
     Each cell is the weight in hundredths (``.``` for less than 0.05), the row's largest marked with ``*``.
@@ -468,10 +593,15 @@ def attention_table(weights: torch.Tensor, source: list[str], target: list[str])
     for row, token in zip(weights.tolist(), target, strict=True):
         best = max(range(len(row)), key=row.__getitem__)
         cells = [
-            (f"{round(w * 100):d}" if w >= 0.05 else ".") + ("*" if j == best else " ")
+            (f"{round(w * 100):d}" if w >= 0.05 else ".")
+            + ("*" if j == best else " ")
             for j, w in enumerate(row)
         ]
-        lines.append(token.ljust(label) + " " + " ".join(c.rjust(width) for c in cells))
+        lines.append(
+            token.ljust(label)
+            + " "
+            + " ".join(c.rjust(width) for c in cells)
+        )
     return "\n".join(lines)
 
 
@@ -515,7 +645,9 @@ def run_translate(args: argparse.Namespace) -> int:
             plt.close("all")
             print(f"heatmap saved to {args.plot}")
     else:
-        print("this model has no attention (the no-attention baseline): there is no table to show")
+        print(
+            "this model has no attention (the no-attention baseline): there is no table to show"
+        )
     if args.json:
         print(
             json.dumps(
@@ -527,7 +659,9 @@ def run_translate(args: argparse.Namespace) -> int:
                     "n_unknown": len(unknown),
                     "attention": None
                     if table is None
-                    else [[round(w, 4) for w in r] for r in table.tolist()],
+                    else [
+                        [round(w, 4) for w in r] for r in table.tolist()
+                    ],
                 }
             )
         )
@@ -549,7 +683,13 @@ def add_compare_command(commands: SubCommands) -> None:
         "held-out BLEU (every reference, and the first only), chrF and CPU seconds, and how often each "
         "Transformer head looks where the GRU looks.",
     )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="default: %(default)s")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="default: %(default)s",
+    )
     parser.add_argument(
         "--models",
         nargs="+",
@@ -557,26 +697,46 @@ def add_compare_command(commands: SubCommands) -> None:
         default=list(realcompare.COMPARED_MODELS),
         help="default: both",
     )
-    parser.add_argument("--save", metavar="PATH", default=None, help="also write the result as JSON to PATH")
-    add_run_options(parser, device="cpu", threads=False)  # one CPU thread, set by the command
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="also write the result as JSON to PATH",
+    )
+    add_run_options(
+        parser, device="cpu", threads=False
+    )  # one CPU thread, set by the command
     parser.set_defaults(handler=run_compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """Train and score every model and seed (one CPU thread), print the table; save with ``--save``."""
     if args.device.type != "cpu":
-        return _fail(ValueError("compare-real measures CPU seconds: it runs on the CPU only (--device cpu)"))
+        return _fail(
+            ValueError(
+                "compare-real measures CPU seconds: it runs on the CPU only (--device cpu)"
+            )
+        )
     torch.set_num_threads(1)
     pairs = read_corpus(shipped_path()).pairs
     command = "python -m attnbook compare-real " + " ".join(
-        [f"--seeds {' '.join(map(str, args.seeds))}", f"--models {' '.join(args.models)}"]
+        [
+            f"--seeds {' '.join(map(str, args.seeds))}",
+            f"--models {' '.join(args.models)}",
+        ]
     )
     comparison = realcompare.run_comparison(
-        pairs, models=args.models, seeds=args.seeds, command=command, progress=args.progress
+        pairs,
+        models=args.models,
+        seeds=args.seeds,
+        command=command,
+        progress=args.progress,
     )
     print(realcompare.format_comparison(comparison))
     if args.save:
-        print(f"saved to {realcompare.save_comparison(comparison, args.save)}")
+        print(
+            f"saved to {realcompare.save_comparison(comparison, args.save)}"
+        )
     if args.json:
         print(json.dumps(comparison.to_dict()))
     return 0

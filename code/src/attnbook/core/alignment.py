@@ -8,7 +8,11 @@ import torch
 
 
 def alignment_matrix(
-    links: Iterable[tuple[int, int]], tgt_len: int, src_len: int, *, dtype: torch.dtype = torch.float32
+    links: Iterable[tuple[int, int]],
+    tgt_len: int,
+    src_len: int,
+    *,
+    dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """Turn hard alignment links into a row-stochastic matrix.
 
@@ -29,24 +33,36 @@ def alignment_matrix(
         ValueError: a length is not positive, or a link falls outside the ``tgt_len x src_len`` grid.
 
     >>> # "he does not sleep" -> "il ne dort pas": "ne" and "pas" both link to "does" and "not"
-    >>> alignment_matrix([(0, 0), (1, 1), (1, 2), (2, 3), (3, 1), (3, 2)], tgt_len=4, src_len=4)
+    >>> alignment_matrix(
+    ...     [(0, 0), (1, 1), (1, 2), (2, 3), (3, 1), (3, 2)],
+    ...     tgt_len=4,
+    ...     src_len=4,
+    ... )
     tensor([[1.0000, 0.0000, 0.0000, 0.0000],
             [0.0000, 0.5000, 0.5000, 0.0000],
             [0.0000, 0.0000, 0.0000, 1.0000],
             [0.0000, 0.5000, 0.5000, 0.0000]])
     """
     if tgt_len <= 0 or src_len <= 0:
-        raise ValueError(f"tgt_len and src_len must be positive, got tgt_len={tgt_len}, src_len={src_len}")
+        raise ValueError(
+            f"tgt_len and src_len must be positive, got tgt_len={tgt_len}, src_len={src_len}"
+        )
     matrix = torch.zeros(tgt_len, src_len, dtype=dtype)
     for i, j in links:
         if not (0 <= i < tgt_len and 0 <= j < src_len):
-            raise ValueError(f"link {(i, j)} is outside the {tgt_len} x {src_len} grid (target x source)")
+            raise ValueError(
+                f"link {(i, j)} is outside the {tgt_len} x {src_len} grid (target x source)"
+            )
         matrix[i, j] = 1.0
     row_sums = matrix.sum(dim=1, keepdim=True)
-    return torch.where(row_sums > 0, matrix / row_sums.clamp_min(1.0), matrix)
+    return torch.where(
+        row_sums > 0, matrix / row_sums.clamp_min(1.0), matrix
+    )
 
 
-def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def attention_entropy(
+    weights: torch.Tensor, dim: int = -1
+) -> torch.Tensor:
     """Entropy ``H(alpha) = -sum_j alpha_j log alpha_j`` in nats of each attention distribution.
 
     Zero weights (masked or padded positions) contribute nothing (``0 log 0 = 0``). Uniform weights over
@@ -60,10 +76,14 @@ def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
     Returns:
         The entropies, with ``dim`` removed, e.g. ``(batch, tgt_len)``.
 
-    >>> attention_entropy(torch.tensor([[0.25, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]]))  # log 4, 0
+    >>> attention_entropy(
+    ...     torch.tensor([[0.25, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0]])
+    ... )  # log 4, 0
     tensor([1.3863, 0.0000])
     """
-    return 0.0 - torch.xlogy(weights, weights).sum(dim=dim)  # 0.0 - x: no negative zero for one-hot rows
+    return 0.0 - torch.xlogy(weights, weights).sum(
+        dim=dim
+    )  # 0.0 - x: no negative zero for one-hot rows
 
 
 def row_distance(weights: torch.Tensor) -> torch.Tensor:
@@ -82,15 +102,21 @@ def row_distance(weights: torch.Tensor) -> torch.Tensor:
     Raises:
         ValueError: ``weights`` is not 2-D.
 
-    >>> row_distance(torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]))  # (1 + 0.5 + 0.5) / 3
+    >>> row_distance(
+    ...     torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    ... )  # (1 + 0.5 + 0.5) / 3
     tensor(0.6667)
     """
     if weights.dim() != 2:
-        raise ValueError(f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}")
+        raise ValueError(
+            f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}"
+        )
     n = weights.size(0)
     if n < 2:
         return weights.new_zeros(())
-    distances = 0.5 * (weights[:, None, :] - weights[None, :, :]).abs().sum(dim=-1)  # (tgt_len, tgt_len)
+    distances = 0.5 * (
+        weights[:, None, :] - weights[None, :, :]
+    ).abs().sum(dim=-1)  # (tgt_len, tgt_len)
     return distances.triu(diagonal=1).sum() / (n * (n - 1) / 2)
 
 
@@ -106,11 +132,15 @@ def argmax_moves(weights: torch.Tensor) -> torch.Tensor:
     Raises:
         ValueError: ``weights`` is not 2-D.
 
-    >>> argmax_moves(torch.tensor([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]))  # one move in two steps
+    >>> argmax_moves(
+    ...     torch.tensor([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]])
+    ... )  # one move in two steps
     tensor(0.5000)
     """
     if weights.dim() != 2:
-        raise ValueError(f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}")
+        raise ValueError(
+            f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}"
+        )
     if weights.size(0) < 2:
         return weights.new_zeros(())
     argmax = weights.argmax(dim=-1)

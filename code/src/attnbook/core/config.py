@@ -30,9 +30,16 @@ def check_fields(config: Any) -> None:
         ValueError: a field is below its minimum or not one of its choices; the message names the field.
     """
     for item in dataclasses.fields(config):
-        minimum, choices = item.metadata.get("minimum"), item.metadata.get("choices")
+        minimum, choices = (
+            item.metadata.get("minimum"),
+            item.metadata.get("choices"),
+        )
         value = getattr(config, item.name)
         if minimum is not None and value is not None and value < minimum:
-            raise ValueError(f"{item.name} must be at least {minimum}, got {value!r}")
+            raise ValueError(
+                f"{item.name} must be at least {minimum}, got {value!r}"
+            )
         if choices is not None and value not in choices:
-            raise ValueError(f"{item.name} must be one of {tuple(choices)}, got {value!r}")
+            raise ValueError(
+                f"{item.name} must be one of {tuple(choices)}, got {value!r}"
+            )

@@ -24,7 +24,10 @@ def tqdm(*args: Any, **kwargs: Any) -> Any:
     Returns:
         the tqdm bar, used as tqdm's own (iterate over it, or call ``update`` and ``close``).
     """
-    if os.environ.get("ATTNBOOK_TEXT_PROGRESS") or importlib.util.find_spec("ipywidgets") is None:
+    if (
+        os.environ.get("ATTNBOOK_TEXT_PROGRESS")
+        or importlib.util.find_spec("ipywidgets") is None
+    ):
         from tqdm.std import tqdm as bar
     else:
         from tqdm.auto import tqdm as bar

@@ -70,7 +70,9 @@ def load_average() -> list[float] | None:
 def environment(device: torch.device, threads: int) -> Environment:
     """Where and when a run happens: date, device, versions, threads, CPU count and load."""
     return Environment(
-        date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        date=_dt.datetime.now(_dt.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
         device=device.type,
         device_name=_device_name(device),
         threads=threads,
@@ -93,7 +95,9 @@ def save_result(result: RecordedRun, path: str | os.PathLike[str]) -> Path:
     """Write a recorded run's ``to_dict()`` as indented JSON (creating the folder); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8"
+    )
     return path
 
 

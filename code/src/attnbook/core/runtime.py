@@ -30,9 +30,14 @@ def get_device(prefer: str = "auto") -> torch.device:
     True
     """
     if prefer not in _DEVICE_CHOICES:
-        raise ValueError(f"prefer must be one of {_DEVICE_CHOICES}, got {prefer!r}")
+        raise ValueError(
+            f"prefer must be one of {_DEVICE_CHOICES}, got {prefer!r}"
+        )
     cuda_ok = torch.cuda.is_available()
-    mps_ok = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+    mps_ok = (
+        getattr(torch.backends, "mps", None) is not None
+        and torch.backends.mps.is_available()
+    )
     if prefer == "auto":
         if cuda_ok:
             return torch.device("cuda")
@@ -40,9 +45,13 @@ def get_device(prefer: str = "auto") -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     if prefer == "cuda" and not cuda_ok:
-        raise RuntimeError("prefer='cuda' but torch.cuda.is_available() is False on this machine")
+        raise RuntimeError(
+            "prefer='cuda' but torch.cuda.is_available() is False on this machine"
+        )
     if prefer == "mps" and not mps_ok:
-        raise RuntimeError("prefer='mps' but torch.backends.mps.is_available() is False on this machine")
+        raise RuntimeError(
+            "prefer='mps' but torch.backends.mps.is_available() is False on this machine"
+        )
     return torch.device(prefer)
 
 

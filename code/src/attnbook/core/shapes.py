@@ -14,7 +14,11 @@ class ShapeChecker:
     returns one line describing the tensor, for the notebook to print:
 
     >>> shapes = ShapeChecker()
-    >>> print(shapes(torch.zeros(2, 5, 8), "batch src_len key_dim", name="keys"))
+    >>> print(
+    ...     shapes(
+    ...         torch.zeros(2, 5, 8), "batch src_len key_dim", name="keys"
+    ...     )
+    ... )
     keys               (2, 5, 8)      (batch, src_len, key_dim)
     >>> shapes.sizes
     {'batch': 2, 'src_len': 5, 'key_dim': 8}
@@ -35,11 +39,19 @@ class ShapeChecker:
     def update(self, **sizes: int) -> None:
         """Bind names to sizes, or rebind them (e.g. ``batch`` for a new batch)."""
         for dim, size in sizes.items():
-            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-                raise ValueError(f"size of {dim!r} must be a non-negative int, got {size!r}")
+            if (
+                isinstance(size, bool)
+                or not isinstance(size, int)
+                or size < 0
+            ):
+                raise ValueError(
+                    f"size of {dim!r} must be a non-negative int, got {size!r}"
+                )
         self.sizes.update(sizes)
 
-    def __call__(self, tensor: torch.Tensor, dims: str, name: str = "tensor") -> str:
+    def __call__(
+        self, tensor: torch.Tensor, dims: str, name: str = "tensor"
+    ) -> str:
         """Assert that ``tensor`` has the shape that ``dims`` names, binding new names, and describe it.
 
         Args:
@@ -65,7 +77,9 @@ class ShapeChecker:
         for dim, size in zip(names, shape, strict=True):
             expected = bound.setdefault(dim, size)
             if size != expected:
-                wanted = ", ".join(f"{d}={bound[d]}" if d in bound else d for d in names)
+                wanted = ", ".join(
+                    f"{d}={bound[d]}" if d in bound else d for d in names
+                )
                 raise ValueError(
                     f"{name}: dimension {dim} must be {expected}, got {size}; "
                     f"{name} has shape {shape}, expected ({wanted})"

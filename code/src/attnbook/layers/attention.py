@@ -25,7 +25,9 @@ import torch
 from torch import Tensor, nn
 
 
-def masked_softmax(scores: Tensor, mask: Tensor | None = None, dim: int = -1) -> Tensor:
+def masked_softmax(
+    scores: Tensor, mask: Tensor | None = None, dim: int = -1
+) -> Tensor:
     """Softmax over ``dim`` in which masked positions get weight exactly 0.
 
     Masked scores are replaced by the most negative finite number of the dtype (``torch.finfo(dtype).min``,
@@ -54,13 +56,22 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None, dim: int = -1) ->
         ValueError: ``mask`` does not broadcast to the shape of ``scores``.
 
     >>> scores = torch.tensor([[2.0, 1.0, 0.5], [1.0, 1.0, 1.0]])
-    >>> masked_softmax(scores, torch.tensor([[True, True, False], [False, False, False]]))
+    >>> masked_softmax(
+    ...     scores,
+    ...     torch.tensor([[True, True, False], [False, False, False]]),
+    ... )
     tensor([[0.7311, 0.2689, 0.0000],
             [0.0000, 0.0000, 0.0000]])
     """
     if not isinstance(scores, Tensor) or not scores.is_floating_point():
-        got = scores.dtype if isinstance(scores, Tensor) else type(scores).__name__
-        raise TypeError(f"scores must be a floating-point tensor, got {got}")
+        got = (
+            scores.dtype
+            if isinstance(scores, Tensor)
+            else type(scores).__name__
+        )
+        raise TypeError(
+            f"scores must be a floating-point tensor, got {got}"
+        )
     if mask is None:
         return torch.softmax(scores, dim=dim)
     _check_mask_dtype(mask)
@@ -84,12 +95,21 @@ def _broadcasts_to(shape: torch.Size, target: torch.Size) -> bool:
     about 20 microseconds, as much as the rest of a module's input checks together)."""
     if len(shape) > len(target):
         return False
-    return all(size in (1, wanted) for size, wanted in zip(reversed(shape), reversed(target), strict=False))
+    return all(
+        size in (1, wanted)
+        for size, wanted in zip(
+            reversed(shape), reversed(target), strict=False
+        )
+    )
 
 
 def _check_mask_dtype(mask: object) -> None:
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-        got = f"dtype {mask.dtype}" if isinstance(mask, Tensor) else type(mask).__name__
+        got = (
+            f"dtype {mask.dtype}"
+            if isinstance(mask, Tensor)
+            else type(mask).__name__
+        )
         raise TypeError(
             f"mask must be a boolean tensor with True = may attend, got {got}; "
             "build one with a comparison such as `src_tokens != pad_id`"
@@ -102,9 +122,13 @@ def _dim(name: str, size: int | None) -> str:
 
 def _check_tensor(name: str, value: object) -> Tensor:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be a torch.Tensor, got {type(value).__name__}"
+        )
     if not value.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+        raise TypeError(
+            f"{name} must be a floating-point tensor, got dtype {value.dtype}"
+        )
     return value
 
 
@@ -127,10 +151,14 @@ class _Attention(nn.Module):
     query_dim: int | None = None
     key_dim: int | None = None
 
-    def _score(self, query: Tensor, keys: Tensor, **score_args: Tensor) -> Tensor:
+    def _score(
+        self, query: Tensor, keys: Tensor, **score_args: Tensor
+    ) -> Tensor:
         raise NotImplementedError
 
-    def _check_score_args(self, keys: Tensor, **score_args: Tensor) -> None:
+    def _check_score_args(
+        self, keys: Tensor, **score_args: Tensor
+    ) -> None:
         """Check the extra score arguments against ``keys``; this score takes none."""
         if score_args:
             raise TypeError(
@@ -162,12 +190,23 @@ class _Attention(nn.Module):
             ``context``, ``(batch, [tgt_len,] value_dim)``, and ``attn_weights``,
             ``(batch, [tgt_len,] src_len)``.
         """
-        query_steps, values, one_step = self._check_inputs(query, keys, values, mask, score_args)
-        return softmax_and_sum(self._score(query_steps, keys, **score_args), values, mask, one_step)
+        query_steps, values, one_step = self._check_inputs(
+            query, keys, values, mask, score_args
+        )
+        return softmax_and_sum(
+            self._score(query_steps, keys, **score_args),
+            values,
+            mask,
+            one_step,
+        )
 
-    def scores(self, query: Tensor, keys: Tensor, **score_args: Tensor) -> Tensor:
+    def scores(
+        self, query: Tensor, keys: Tensor, **score_args: Tensor
+    ) -> Tensor:
         """The raw scores, before the mask and the softmax: ``(batch, [tgt_len,] src_len)``."""
-        query_steps, _, one_step = self._check_inputs(query, keys, score_args=score_args)
+        query_steps, _, one_step = self._check_inputs(
+            query, keys, score_args=score_args
+        )
         raw_scores = self._score(query_steps, keys, **score_args)
         return raw_scores.squeeze(1) if one_step else raw_scores
 
@@ -182,7 +221,9 @@ class _Attention(nn.Module):
         """Check shapes, dtypes and the mask; return query as ``(batch, tgt_len, query_dim)``."""
         keys = _check_tensor("keys", keys)
         query = _check_tensor("query", query)
-        if keys.dim() != 3 or (self.key_dim is not None and keys.shape[-1] != self.key_dim):
+        if keys.dim() != 3 or (
+            self.key_dim is not None and keys.shape[-1] != self.key_dim
+        ):
             raise ValueError(
                 f"keys must have shape (batch, src_len, {_dim('key_dim', self.key_dim)}), "
                 f"got {tuple(keys.shape)}"
@@ -190,7 +231,11 @@ class _Attention(nn.Module):
         batch, src_len, key_dim = keys.shape
         query_dim = key_dim if self.query_dim is None else self.query_dim
         if query.dim() not in (2, 3) or query.shape[-1] != query_dim:
-            same = " (this score needs query_dim == key_dim)" if self.query_dim is None else ""
+            same = (
+                " (this score needs query_dim == key_dim)"
+                if self.query_dim is None
+                else ""
+            )
             raise ValueError(
                 f"query must have shape (batch, query_dim={query_dim}) or "
                 f"(batch, tgt_len, query_dim={query_dim}){same}, got {tuple(query.shape)}"
@@ -219,14 +264,24 @@ class _Attention(nn.Module):
         self._check_dtype_and_device(query, keys, values, mask)
         self._check_score_args(keys, **(score_args or {}))
         one_step = query.dim() == 2
-        return (query.unsqueeze(1) if one_step else query), values, one_step
+        return (
+            (query.unsqueeze(1) if one_step else query),
+            values,
+            one_step,
+        )
 
     def _check_dtype_and_device(
-        self, query: Tensor, keys: Tensor, values: Tensor, mask: Tensor | None
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        mask: Tensor | None,
     ) -> None:
         parameter = self._first_parameter()
         reference_name, reference = (
-            ("query", query) if parameter is None else ("the module's parameters", parameter)
+            ("query", query)
+            if parameter is None
+            else ("the module's parameters", parameter)
         )
         dtype, device = reference.dtype, reference.device
         if (
@@ -235,7 +290,12 @@ class _Attention(nn.Module):
             and (mask is None or mask.device == device)
         ):
             return
-        for name, tensor in (("query", query), ("keys", keys), ("values", values), ("mask", mask)):
+        for name, tensor in (
+            ("query", query),
+            ("keys", keys),
+            ("values", values),
+            ("mask", mask),
+        ):
             if name != "mask" and tensor.dtype != dtype:
                 raise TypeError(
                     f"{name} must have dtype {dtype} to match {reference_name}, got {tensor.dtype}; "
@@ -265,10 +325,16 @@ def softmax_and_sum(
 ) -> tuple[Tensor, Tensor]:
     """Masked softmax over the source axis, then the weighted sum of the values."""
     if mask is None:
-        attn_weights = torch.softmax(raw_scores, dim=-1)  # (batch, tgt_len, src_len)
+        attn_weights = torch.softmax(
+            raw_scores, dim=-1
+        )  # (batch, tgt_len, src_len)
     else:
-        attn_weights = _masked_softmax(raw_scores, mask.unsqueeze(1), dim=-1)  # mask: (batch, 1, src_len)
-    context = torch.bmm(attn_weights, values)  # (batch, tgt_len, value_dim)
+        attn_weights = _masked_softmax(
+            raw_scores, mask.unsqueeze(1), dim=-1
+        )  # mask: (batch, 1, src_len)
+    context = torch.bmm(
+        attn_weights, values
+    )  # (batch, tgt_len, value_dim)
     if one_step:
         return context.squeeze(1), attn_weights.squeeze(1)
     return context, attn_weights
@@ -282,9 +348,15 @@ _W1_W2_V_TO_BAHDANAU = (
 
 
 def _check_projected_keys(
-    projected_keys: object, expected: tuple[int, int, int], keys: Tensor, size_name: str = "attn_dim"
+    projected_keys: object,
+    expected: tuple[int, int, int],
+    keys: Tensor,
+    size_name: str = "attn_dim",
 ) -> None:
-    if not isinstance(projected_keys, Tensor) or tuple(projected_keys.shape) != expected:
+    if (
+        not isinstance(projected_keys, Tensor)
+        or tuple(projected_keys.shape) != expected
+    ):
         got = (
             tuple(projected_keys.shape)
             if isinstance(projected_keys, Tensor)
@@ -315,10 +387,19 @@ class BahdanauAttention(_Attention):
 
     >>> attn = BahdanauAttention(query_dim=6, key_dim=8, attn_dim=4)
     >>> encoder_states = torch.randn(2, 5, 8)  # (batch, src_len, key_dim)
-    >>> src_mask = torch.tensor([[True] * 5, [True] * 3 + [False] * 2])  # True = may attend
-    >>> projected = attn.project_keys(encoder_states)  # (batch, src_len, attn_dim), once
+    >>> src_mask = torch.tensor(
+    ...     [[True] * 5, [True] * 3 + [False] * 2]
+    ... )  # True = may attend
+    >>> projected = attn.project_keys(
+    ...     encoder_states
+    ... )  # (batch, src_len, attn_dim), once
     >>> decoder_state = torch.randn(2, 6)  # s_{i-1}: (batch, query_dim)
-    >>> context, attn_weights = attn(decoder_state, encoder_states, mask=src_mask, projected_keys=projected)
+    >>> context, attn_weights = attn(
+    ...     decoder_state,
+    ...     encoder_states,
+    ...     mask=src_mask,
+    ...     projected_keys=projected,
+    ... )
     >>> context.shape, attn_weights.shape
     (torch.Size([2, 8]), torch.Size([2, 5]))
     >>> attn_weights[1, 3:].tolist()  # the padding gets no weight
@@ -344,9 +425,15 @@ class BahdanauAttention(_Attention):
         - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
     """
 
-    def __init__(self, query_dim: int, key_dim: int, attn_dim: int) -> None:
+    def __init__(
+        self, query_dim: int, key_dim: int, attn_dim: int
+    ) -> None:
         super().__init__()
-        self.query_dim, self.key_dim, self.attn_dim = query_dim, key_dim, attn_dim
+        self.query_dim, self.key_dim, self.attn_dim = (
+            query_dim,
+            key_dim,
+            attn_dim,
+        )
         self.query_proj = nn.Linear(query_dim, attn_dim, bias=False)  # W
         self.key_proj = nn.Linear(key_dim, attn_dim, bias=False)  # U
         self.v = nn.Linear(attn_dim, 1, bias=False)
@@ -360,18 +447,35 @@ class BahdanauAttention(_Attention):
             )
         return self.key_proj(keys)
 
-    def _check_score_args(self, keys: Tensor, projected_keys: Tensor | None = None) -> None:
+    def _check_score_args(
+        self, keys: Tensor, projected_keys: Tensor | None = None
+    ) -> None:
         if projected_keys is not None:
-            _check_projected_keys(projected_keys, (*keys.shape[:2], self.attn_dim), keys)
+            _check_projected_keys(
+                projected_keys, (*keys.shape[:2], self.attn_dim), keys
+            )
 
-    def _score(self, query: Tensor, keys: Tensor, projected_keys: Tensor | None = None) -> Tensor:
+    def _score(
+        self,
+        query: Tensor,
+        keys: Tensor,
+        projected_keys: Tensor | None = None,
+    ) -> Tensor:
         if projected_keys is None:
-            projected_keys = self.key_proj(keys)  # (batch, src_len, attn_dim)
-        projected_query = self.query_proj(query)  # (batch, tgt_len, attn_dim)
-        hidden = torch.tanh(projected_query.unsqueeze(2) + projected_keys.unsqueeze(1))  # (b, tgt, src, attn)
+            projected_keys = self.key_proj(
+                keys
+            )  # (batch, src_len, attn_dim)
+        projected_query = self.query_proj(
+            query
+        )  # (batch, tgt_len, attn_dim)
+        hidden = torch.tanh(
+            projected_query.unsqueeze(2) + projected_keys.unsqueeze(1)
+        )  # (b, tgt, src, attn)
         return self.v(hidden).squeeze(-1)  # (batch, tgt_len, src_len)
 
-    def load_w1_w2_v_state_dict(self, w1_w2_v_state_dict: dict[str, Tensor]) -> None:
+    def load_w1_w2_v_state_dict(
+        self, w1_w2_v_state_dict: dict[str, Tensor]
+    ) -> None:
         """Load weights named ``W1``, ``W2`` and ``v``: ``W1 -> query_proj``, ``W2 -> key_proj``, ``v -> v``.
 
         Args:
@@ -396,7 +500,9 @@ class BahdanauAttention(_Attention):
         renamed = {}
         for their_name, own_name in _W1_W2_V_TO_BAHDANAU:
             if their_name not in w1_w2_v_state_dict:
-                raise KeyError(f"the state dict has no {their_name!r}; it has {sorted(w1_w2_v_state_dict)}")
+                raise KeyError(
+                    f"the state dict has no {their_name!r}; it has {sorted(w1_w2_v_state_dict)}"
+                )
             weight = w1_w2_v_state_dict[their_name]
             if weight.shape != own[own_name].shape:
                 raise ValueError(
@@ -407,7 +513,9 @@ class BahdanauAttention(_Attention):
         self.load_state_dict(renamed)
 
     @classmethod
-    def from_w1_w2_v_state_dict(cls, w1_w2_v_state_dict: dict[str, Tensor]) -> BahdanauAttention:
+    def from_w1_w2_v_state_dict(
+        cls, w1_w2_v_state_dict: dict[str, Tensor]
+    ) -> BahdanauAttention:
         """Build a module of the right sizes from weights named ``W1``, ``W2``, ``v`` and load them.
 
         The sizes are read from the weights, so the constructor's argument order cannot be mixed up.
@@ -475,7 +583,9 @@ class LuongAttention(_Attention):
         TypeError: at call time, ``projected_keys`` given to a score other than ``"general"``.
 
     >>> attn = LuongAttention(query_dim=8, key_dim=16, score="general")
-    >>> context, attn_weights = attn(torch.randn(2, 8), torch.randn(2, 5, 16))  # one step, 5 positions
+    >>> context, attn_weights = attn(
+    ...     torch.randn(2, 8), torch.randn(2, 5, 16)
+    ... )  # one step, 5 positions
     >>> context.shape, attn_weights.shape
     (torch.Size([2, 16]), torch.Size([2, 5]))
     >>> LuongAttention(query_dim=8, key_dim=16, score="dot")
@@ -494,24 +604,44 @@ class LuongAttention(_Attention):
     ) -> None:
         super().__init__()
         if score not in _LUONG_SCORES:
-            raise ValueError(f"score must be one of {_LUONG_SCORES}, got {score!r}")
+            raise ValueError(
+                f"score must be one of {_LUONG_SCORES}, got {score!r}"
+            )
         if score == "dot" and query_dim != key_dim:
             raise ValueError(
                 f"score='dot' needs query_dim == key_dim, got query_dim={query_dim} and key_dim={key_dim}; "
                 "use score='general' to compare states of different sizes"
             )
-        if score == "location" and (max_src_len is None or max_src_len < 1):
-            raise ValueError(f"score='location' needs a positive max_src_len, got {max_src_len!r}")
-        self.query_dim, self.key_dim, self.score = query_dim, key_dim, score
-        self.attn_dim = (key_dim if attn_dim is None else attn_dim) if score == "concat" else None
+        if score == "location" and (
+            max_src_len is None or max_src_len < 1
+        ):
+            raise ValueError(
+                f"score='location' needs a positive max_src_len, got {max_src_len!r}"
+            )
+        self.query_dim, self.key_dim, self.score = (
+            query_dim,
+            key_dim,
+            score,
+        )
+        self.attn_dim = (
+            (key_dim if attn_dim is None else attn_dim)
+            if score == "concat"
+            else None
+        )
         self.max_src_len = max_src_len if score == "location" else None
         if score == "general":
-            self.key_proj = nn.Linear(key_dim, query_dim, bias=False)  # W_a
+            self.key_proj = nn.Linear(
+                key_dim, query_dim, bias=False
+            )  # W_a
         elif score == "concat":
-            self.concat_proj = nn.Linear(query_dim + key_dim, self.attn_dim, bias=False)  # W_a
+            self.concat_proj = nn.Linear(
+                query_dim + key_dim, self.attn_dim, bias=False
+            )  # W_a
             self.v = nn.Linear(self.attn_dim, 1, bias=False)
         elif score == "location":
-            self.location_proj = nn.Linear(query_dim, max_src_len, bias=False)  # W_a
+            self.location_proj = nn.Linear(
+                query_dim, max_src_len, bias=False
+            )  # W_a
 
     def project_keys(self, keys: Tensor) -> Tensor:
         """The general score's :math:`W_a \\bar h_s` for every source position: ``(batch, src_len, query_dim)``.
@@ -519,7 +649,10 @@ class LuongAttention(_Attention):
         >>> attn = LuongAttention(query_dim=4, key_dim=6, score="general")
         >>> query, keys = torch.randn(2, 3, 4), torch.randn(2, 5, 6)
         >>> projected = attn.project_keys(keys)  # once per sentence
-        >>> torch.equal(attn.scores(query, keys, projected_keys=projected), attn.scores(query, keys))
+        >>> torch.equal(
+        ...     attn.scores(query, keys, projected_keys=projected),
+        ...     attn.scores(query, keys),
+        ... )
         True
         """
         if self.score != "general":
@@ -533,27 +666,42 @@ class LuongAttention(_Attention):
             )
         return self.key_proj(keys)
 
-    def _check_score_args(self, keys: Tensor, **score_args: Tensor) -> None:
+    def _check_score_args(
+        self, keys: Tensor, **score_args: Tensor
+    ) -> None:
         if self.score != "general" or set(score_args) - {"projected_keys"}:
-            super()._check_score_args(keys, **score_args)  # only the general score takes projected_keys
+            super()._check_score_args(
+                keys, **score_args
+            )  # only the general score takes projected_keys
         elif score_args.get("projected_keys") is not None:
             expected = (*keys.shape[:2], self.query_dim)
-            _check_projected_keys(score_args["projected_keys"], expected, keys, "query_dim")
+            _check_projected_keys(
+                score_args["projected_keys"], expected, keys, "query_dim"
+            )
 
-    def _score(self, query: Tensor, keys: Tensor, projected_keys: Tensor | None = None) -> Tensor:
+    def _score(
+        self,
+        query: Tensor,
+        keys: Tensor,
+        projected_keys: Tensor | None = None,
+    ) -> Tensor:
         src_len = keys.shape[1]
         if self.score == "dot":
             return query @ keys.transpose(1, 2)
         if self.score == "general":
             if projected_keys is None:
-                projected_keys = self.key_proj(keys)  # W_a h_s: (batch, src_len, query_dim)
+                projected_keys = self.key_proj(
+                    keys
+                )  # W_a h_s: (batch, src_len, query_dim)
             return query @ projected_keys.transpose(1, 2)
         if self.score == "concat":
             tgt_len = query.shape[1]
             # every query beside every key: (batch, tgt_len, src_len, query_dim) and (..., key_dim)
             query_rows = query.unsqueeze(2).expand(-1, -1, src_len, -1)
             key_columns = keys.unsqueeze(1).expand(-1, tgt_len, -1, -1)
-            pairs = torch.cat([query_rows, key_columns], dim=-1)  # [h_t; h_s] for every pair (t, s)
+            pairs = torch.cat(
+                [query_rows, key_columns], dim=-1
+            )  # [h_t; h_s] for every pair (t, s)
             return self.v(torch.tanh(self.concat_proj(pairs))).squeeze(-1)
         if src_len > self.max_src_len:
             raise ValueError(
@@ -583,7 +731,10 @@ class ScaledDotProductAttention(_Attention):
         - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
 
     >>> attn = ScaledDotProductAttention()
-    >>> query, keys = torch.randn(2, 3, 16), torch.randn(2, 5, 16)  # 3 queries, 5 keys of size d = 16
+    >>> query, keys = (
+    ...     torch.randn(2, 3, 16),
+    ...     torch.randn(2, 5, 16),
+    ... )  # 3 queries, 5 keys of size d = 16
     >>> mask = torch.tensor([[True] * 5, [True] * 2 + [False] * 3])
     >>> context, attn_weights = attn(query, keys, mask=mask)
     >>> sdpa = torch.nn.functional.scaled_dot_product_attention(

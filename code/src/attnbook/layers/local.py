@@ -10,12 +10,21 @@ with a boolean mask, **True = may attend** (any other dtype is a ``TypeError``).
 when built with ``local_window`` (:class:`~attnbook.nmt.seq2seq.LuongDecoder`).
 
 >>> import torch
->>> attention = LocalPAttention(query_dim=4, key_dim=6, score="general", window=1)
->>> mask = torch.tensor([[True, True, True, True, True], [True, True, False, False, False]])
->>> context, weights = attention(torch.randn(2, 4), torch.randn(2, 5, 6), mask=mask)
+>>> attention = LocalPAttention(
+...     query_dim=4, key_dim=6, score="general", window=1
+... )
+>>> mask = torch.tensor(
+...     [[True, True, True, True, True], [True, True, False, False, False]]
+... )
+>>> context, weights = attention(
+...     torch.randn(2, 4), torch.randn(2, 5, 6), mask=mask
+... )
 >>> tuple(context.shape), tuple(weights.shape)
 ((2, 6), (2, 5))
->>> bool((weights[1, 2:] == 0).all()), bool((weights.sum(-1) <= 1).all())  # padding gets nothing
+>>> (
+...     bool((weights[1, 2:] == 0).all()),
+...     bool((weights.sum(-1) <= 1).all()),
+... )  # padding gets nothing
 (True, True)
 """
 
@@ -24,7 +33,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnbook.layers.attention import LuongAttention, _Attention, _masked_softmax
+from attnbook.layers.attention import (
+    LuongAttention,
+    _Attention,
+    _masked_softmax,
+)
 
 
 class LocalPAttention(_Attention):
@@ -77,38 +90,64 @@ class LocalPAttention(_Attention):
     ) -> None:
         super().__init__()
         if window < 1:
-            raise ValueError(f"window (the half-width D) must be at least 1, got {window}")
+            raise ValueError(
+                f"window (the half-width D) must be at least 1, got {window}"
+            )
         self.query_dim, self.key_dim = query_dim, key_dim
-        self.scorer = LuongAttention(query_dim, key_dim, score=score, max_src_len=max_src_len)
-        self.position_proj = nn.Linear(query_dim, query_dim, bias=False)  # W_p
+        self.scorer = LuongAttention(
+            query_dim, key_dim, score=score, max_src_len=max_src_len
+        )
+        self.position_proj = nn.Linear(
+            query_dim, query_dim, bias=False
+        )  # W_p
         self.position_v = nn.Linear(query_dim, 1, bias=False)  # v_p
         self.window = window
         self.sigma = window / 2
 
     def _score(self, query: Tensor, keys: Tensor) -> Tensor:
-        return self.scorer.scores(query, keys)  # the score inside the window, before the window
+        return self.scorer.scores(
+            query, keys
+        )  # the score inside the window, before the window
 
     def centre(self, query: Tensor, mask: Tensor) -> Tensor:
         """The predicted centres :math:`p_t`, ``(batch, tgt_len)``, for queries ``(batch, tgt_len, query_dim)``."""
-        last = (mask.sum(dim=-1) - 1).clamp_min(0).to(query.dtype)  # S - 1, (batch,)
-        fraction = torch.sigmoid(self.position_v(torch.tanh(self.position_proj(query)))).squeeze(-1)
+        last = (
+            (mask.sum(dim=-1) - 1).clamp_min(0).to(query.dtype)
+        )  # S - 1, (batch,)
+        fraction = torch.sigmoid(
+            self.position_v(torch.tanh(self.position_proj(query)))
+        ).squeeze(-1)
         return last.unsqueeze(-1) * fraction
 
     def forward(
-        self, query: Tensor, keys: Tensor, values: Tensor | None = None, mask: Tensor | None = None
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor | None = None,
+        mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Attend from ``query`` to the window around its predicted centre: ``(context, weights)``."""
-        steps, values, one_step = self._check_inputs(query, keys, values, mask)  # (batch, tgt_len, query_dim)
+        steps, values, one_step = self._check_inputs(
+            query, keys, values, mask
+        )  # (batch, tgt_len, query_dim)
         batch, src_len = keys.shape[0], keys.shape[1]
         if mask is None:
-            mask = torch.ones(batch, src_len, dtype=torch.bool, device=keys.device)
+            mask = torch.ones(
+                batch, src_len, dtype=torch.bool, device=keys.device
+            )
         scores = self._score(steps, keys)  # (batch, tgt_len, src_len)
-        centre = self.centre(steps, mask).unsqueeze(-1)  # (batch, tgt_len, 1)
-        positions = torch.arange(src_len, device=keys.device, dtype=centre.dtype)
+        centre = self.centre(steps, mask).unsqueeze(
+            -1
+        )  # (batch, tgt_len, 1)
+        positions = torch.arange(
+            src_len, device=keys.device, dtype=centre.dtype
+        )
         distance = positions - centre  # s - p_t, (batch, tgt_len, src_len)
         in_window = (distance.abs() <= self.window) & mask.unsqueeze(1)
         gaussian = torch.exp(-(distance**2) / (2 * self.sigma**2))
-        weights = _masked_softmax(scores, in_window) * gaussian  # exactly 0 outside the window
+        weights = (
+            _masked_softmax(scores, in_window) * gaussian
+        )  # exactly 0 outside the window
         context = weights @ values
         if one_step:
             return context.squeeze(1), weights.squeeze(1)

@@ -25,10 +25,16 @@ import math
 import torch
 from torch import Tensor, nn
 
-from attnbook.layers.attention import _check_mask_dtype, _check_tensor, masked_softmax
+from attnbook.layers.attention import (
+    _check_mask_dtype,
+    _check_tensor,
+    masked_softmax,
+)
 
 
-def causal_mask(length: int, *, device: torch.device | str | None = None) -> Tensor:
+def causal_mask(
+    length: int, *, device: torch.device | str | None = None
+) -> Tensor:
     """The boolean ``(length, length)`` mask that lets position ``i`` attend to positions ``0 ... i``.
 
     True on and below the diagonal (**True = may attend**), so no position sees the future. Add a batch
@@ -49,7 +55,9 @@ def causal_mask(length: int, *, device: torch.device | str | None = None) -> Ten
     """
     if not isinstance(length, int) or length < 1:
         raise ValueError(f"length must be a positive int, got {length!r}")
-    return torch.ones(length, length, dtype=torch.bool, device=device).tril()
+    return torch.ones(
+        length, length, dtype=torch.bool, device=device
+    ).tril()
 
 
 class MultiHeadAttention(nn.Module):
@@ -93,7 +101,9 @@ class MultiHeadAttention(nn.Module):
     >>> context, weights = mha(states, states, mask=causal_mask(5)[None])
     >>> tuple(context.shape), tuple(weights.shape)
     ((3, 5, 8), (3, 2, 5, 5))
-    >>> bool(weights[0, :, 0, 1:].eq(0).all())  # the first position sees only itself
+    >>> bool(
+    ...     weights[0, :, 0, 1:].eq(0).all()
+    ... )  # the first position sees only itself
     True
     """
 
@@ -107,9 +117,14 @@ class MultiHeadAttention(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        for name, size in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+        for name, size in (
+            ("embed_dim", embed_dim),
+            ("num_heads", num_heads),
+        ):
             if not isinstance(size, int) or size < 1:
-                raise ValueError(f"{name} must be a positive int, got {size!r}")
+                raise ValueError(
+                    f"{name} must be a positive int, got {size!r}"
+                )
         if embed_dim % num_heads != 0:
             raise ValueError(
                 f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
@@ -119,39 +134,66 @@ class MultiHeadAttention(nn.Module):
         self.head_dim = embed_dim // num_heads
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = self.kdim if vdim is None else vdim
-        self.query_proj = nn.Linear(embed_dim, embed_dim, bias=bias)  # W^Q, all heads side by side
+        self.query_proj = nn.Linear(
+            embed_dim, embed_dim, bias=bias
+        )  # W^Q, all heads side by side
         self.key_proj = nn.Linear(self.kdim, embed_dim, bias=bias)  # W^K
         self.value_proj = nn.Linear(self.vdim, embed_dim, bias=bias)  # W^V
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)  # W^O
         for proj in (self.query_proj, self.key_proj, self.value_proj):
             nn.init.xavier_uniform_(proj.weight)
-        for proj in (self.query_proj, self.key_proj, self.value_proj, self.out_proj):
+        for proj in (
+            self.query_proj,
+            self.key_proj,
+            self.value_proj,
+            self.out_proj,
+        ):
             if proj.bias is not None:
                 nn.init.zeros_(proj.bias)
 
     def forward(
-        self, query: Tensor, keys: Tensor, values: Tensor | None = None, mask: Tensor | None = None
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor | None = None,
+        mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Attend from every query position over the keys; return ``(context, weights)`` (see the class)."""
         values = keys if values is None else values
         head_mask = self._check_inputs(query, keys, values, mask)
-        q = self._split_heads(self.query_proj(query))  # (batch, heads, tgt_len, head_dim)
-        k = self._split_heads(self.key_proj(keys))  # (batch, heads, src_len, head_dim)
-        v = self._split_heads(self.value_proj(values))  # (batch, heads, src_len, head_dim)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # (batch, heads, tgt_len, src_len)
+        q = self._split_heads(
+            self.query_proj(query)
+        )  # (batch, heads, tgt_len, head_dim)
+        k = self._split_heads(
+            self.key_proj(keys)
+        )  # (batch, heads, src_len, head_dim)
+        v = self._split_heads(
+            self.value_proj(values)
+        )  # (batch, heads, src_len, head_dim)
+        scores = (
+            q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        )  # (batch, heads, tgt_len, src_len)
         weights = masked_softmax(scores, head_mask)
         heads = weights @ v  # (batch, heads, tgt_len, head_dim)
         batch, _, tgt_len, _ = heads.shape
-        merged = heads.transpose(1, 2).reshape(batch, tgt_len, self.embed_dim)  # [head_1; ...; head_H]
+        merged = heads.transpose(1, 2).reshape(
+            batch, tgt_len, self.embed_dim
+        )  # [head_1; ...; head_H]
         return self.out_proj(merged), weights
 
     def _split_heads(self, projected: Tensor) -> Tensor:
         """``(batch, len, embed_dim)`` to ``(batch, num_heads, len, head_dim)``."""
         batch, length, _ = projected.shape
-        return projected.view(batch, length, self.num_heads, self.head_dim).transpose(1, 2)
+        return projected.view(
+            batch, length, self.num_heads, self.head_dim
+        ).transpose(1, 2)
 
     def _check_inputs(
-        self, query: Tensor, keys: Tensor, values: Tensor, mask: Tensor | None
+        self,
+        query: Tensor,
+        keys: Tensor,
+        values: Tensor,
+        mask: Tensor | None,
     ) -> Tensor | None:
         """Check shapes, dtypes and the mask; return the mask shaped to broadcast over the heads."""
         for name, tensor, size in (
@@ -172,7 +214,11 @@ class MultiHeadAttention(nn.Module):
                 f"query {tuple(query.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}"
             )
         dtype = self.query_proj.weight.dtype
-        for name, tensor in (("query", query), ("keys", keys), ("values", values)):
+        for name, tensor in (
+            ("query", query),
+            ("keys", keys),
+            ("values", values),
+        ):
             if tensor.dtype != dtype:
                 raise TypeError(
                     f"{name} must have the module's dtype {dtype}, got {tensor.dtype}; "
@@ -182,8 +228,14 @@ class MultiHeadAttention(nn.Module):
             return None
         _check_mask_dtype(mask)
         if mask.shape == (batch, src_len):
-            return mask[:, None, None, :]  # (batch, 1, 1, src_len): the same for every head and query
-        if mask.dim() == 3 and mask.shape[0] in (1, batch) and mask.shape[1:] == (tgt_len, src_len):
+            return mask[
+                :, None, None, :
+            ]  # (batch, 1, 1, src_len): the same for every head and query
+        if (
+            mask.dim() == 3
+            and mask.shape[0] in (1, batch)
+            and mask.shape[1:] == (tgt_len, src_len)
+        ):
             return mask[:, None, :, :]  # (batch or 1, 1, tgt_len, src_len)
         raise ValueError(
             f"mask must have shape (batch={batch}, src_len={src_len}) or "
@@ -192,7 +244,9 @@ class MultiHeadAttention(nn.Module):
         )
 
     @classmethod
-    def from_torch(cls, module: nn.MultiheadAttention) -> MultiHeadAttention:
+    def from_torch(
+        cls, module: nn.MultiheadAttention
+    ) -> MultiHeadAttention:
         """A module with the weights of ``module``, giving the same outputs (in eval mode).
 
         ``nn.MultiheadAttention`` stores the three input projections either stacked in ``in_proj_weight``
@@ -205,21 +259,43 @@ class MultiHeadAttention(nn.Module):
             ValueError: ``module`` uses ``add_bias_kv`` or ``add_zero_attn``, which this module lacks.
         """
         if not isinstance(module, nn.MultiheadAttention):
-            raise TypeError(f"module must be a torch.nn.MultiheadAttention, got {type(module).__name__}")
+            raise TypeError(
+                f"module must be a torch.nn.MultiheadAttention, got {type(module).__name__}"
+            )
         if module.bias_k is not None or module.add_zero_attn:
-            raise ValueError("module must not use add_bias_kv or add_zero_attn: this module has no such keys")
+            raise ValueError(
+                "module must not use add_bias_kv or add_zero_attn: this module has no such keys"
+            )
         has_bias = module.in_proj_bias is not None
-        mha = cls(module.embed_dim, module.num_heads, kdim=module.kdim, vdim=module.vdim, bias=has_bias)
+        mha = cls(
+            module.embed_dim,
+            module.num_heads,
+            kdim=module.kdim,
+            vdim=module.vdim,
+            bias=has_bias,
+        )
         reference = module.out_proj.weight
-        mha.to(device=reference.device, dtype=reference.dtype)  # before copying, so no digit is lost
+        mha.to(
+            device=reference.device, dtype=reference.dtype
+        )  # before copying, so no digit is lost
         if module.in_proj_weight is not None:
             weights = module.in_proj_weight.chunk(3)
         else:
-            weights = (module.q_proj_weight, module.k_proj_weight, module.v_proj_weight)
-        biases = module.in_proj_bias.chunk(3) if has_bias else (None, None, None)
+            weights = (
+                module.q_proj_weight,
+                module.k_proj_weight,
+                module.v_proj_weight,
+            )
+        biases = (
+            module.in_proj_bias.chunk(3)
+            if has_bias
+            else (None, None, None)
+        )
         projections = (mha.query_proj, mha.key_proj, mha.value_proj)
         with torch.no_grad():
-            for proj, weight, proj_bias in zip(projections, weights, biases, strict=True):
+            for proj, weight, proj_bias in zip(
+                projections, weights, biases, strict=True
+            ):
                 proj.weight.copy_(weight)
                 if proj_bias is not None:
                     proj.bias.copy_(proj_bias)

@@ -97,7 +97,13 @@ from attnbook.nmt.seq2seq import (
     Seq2SeqConfig,
     check_model_choices,
 )
-from attnbook.nmt.subwords import SUBWORD_UNK, WORD_START, Subwords, attention_to_words, learn_subwords
+from attnbook.nmt.subwords import (
+    SUBWORD_UNK,
+    WORD_START,
+    Subwords,
+    attention_to_words,
+    learn_subwords,
+)
 from attnbook.nmt.training import (
     LossRecord,
     Schedule,

@@ -41,11 +41,15 @@ possible, and is 1 for weights that put everything on them. With a translator's 
 
 >>> weights = torch.tensor([[0.9, 0.1], [0.6, 0.4]])
 >>> links = [(0, 0), (1, 1)]
->>> alignment_error_rate(weights, links)  # predicted {(0, 0), (1, 0)}: one of two links right
+>>> alignment_error_rate(
+...     weights, links
+... )  # predicted {(0, 0), (1, 0)}: one of two links right
 0.5
 >>> round(mass_on_links(weights, links), 6)  # (0.9 + 0.4) / 2
 0.65
->>> alignment_error_rate(weights, [(0, 0)], [(1, 0), (1, 1)])  # row 1 has only possible links: either will do
+>>> alignment_error_rate(
+...     weights, [(0, 0)], [(1, 0), (1, 1)]
+... )  # row 1 has only possible links: either will do
 0.0
 """
 
@@ -62,7 +66,9 @@ Link = tuple[int, int]
 """One alignment link ``(target_position, source_position)``, 0-based."""
 
 
-def _as_matrices(weights: Tensor | Sequence[Tensor]) -> tuple[list[Tensor], bool]:
+def _as_matrices(
+    weights: Tensor | Sequence[Tensor],
+) -> tuple[list[Tensor], bool]:
     """``weights`` as a list of ``(tgt_len, src_len)`` matrices, and whether it was one matrix."""
     if isinstance(weights, Tensor):
         if not weights.is_floating_point() or weights.dim() not in (2, 3):
@@ -70,10 +76,16 @@ def _as_matrices(weights: Tensor | Sequence[Tensor]) -> tuple[list[Tensor], bool
                 "weights must be a floating tensor of shape (tgt_len, src_len) or (batch, tgt_len, src_len), "
                 f"got {weights.dtype} {tuple(weights.shape)}"
             )
-        return ([weights] if weights.dim() == 2 else list(weights.unbind(0))), weights.dim() == 2
+        return (
+            [weights] if weights.dim() == 2 else list(weights.unbind(0))
+        ), weights.dim() == 2
     matrices = list(weights)
     for index, matrix in enumerate(matrices):
-        if not isinstance(matrix, Tensor) or not matrix.is_floating_point() or matrix.dim() != 2:
+        if (
+            not isinstance(matrix, Tensor)
+            or not matrix.is_floating_point()
+            or matrix.dim() != 2
+        ):
             got = (
                 f"{matrix.dtype} {tuple(matrix.shape)}"
                 if isinstance(matrix, Tensor)
@@ -85,23 +97,35 @@ def _as_matrices(weights: Tensor | Sequence[Tensor]) -> tuple[list[Tensor], bool
     return matrices, False
 
 
-def _per_sentence(name: str, value: object, single: bool, count: int) -> list:
+def _per_sentence(
+    name: str, value: object, single: bool, count: int
+) -> list:
     """Wrap one sentence's links (or categories) in a list, and check there is one entry per matrix."""
     items = [value] if single else list(value)  # type: ignore[call-overload]
     if len(items) != count:
-        raise ValueError(f"{name} must have one entry per weight matrix ({count}), got {len(items)}")
+        raise ValueError(
+            f"{name} must have one entry per weight matrix ({count}), got {len(items)}"
+        )
     return items
 
 
-def _scored_rows(matrices: list[Tensor], tgt_lengths: Sequence[int] | Tensor | None) -> list[int]:
+def _scored_rows(
+    matrices: list[Tensor], tgt_lengths: Sequence[int] | Tensor | None
+) -> list[int]:
     if tgt_lengths is None:
         return [matrix.shape[0] for matrix in matrices]
-    lengths = tgt_lengths.tolist() if isinstance(tgt_lengths, Tensor) else list(tgt_lengths)
+    lengths = (
+        tgt_lengths.tolist()
+        if isinstance(tgt_lengths, Tensor)
+        else list(tgt_lengths)
+    )
     if len(lengths) != len(matrices):
         raise ValueError(
             f"tgt_lengths must have one entry per weight matrix ({len(matrices)}), got {len(lengths)}"
         )
-    for index, (length, matrix) in enumerate(zip(lengths, matrices, strict=True)):
+    for index, (length, matrix) in enumerate(
+        zip(lengths, matrices, strict=True)
+    ):
         if not 0 <= length <= matrix.shape[0]:
             raise ValueError(
                 f"tgt_lengths[{index}] must be between 0 and the matrix's tgt_len={matrix.shape[0]}, got {length}"
@@ -109,7 +133,9 @@ def _scored_rows(matrices: list[Tensor], tgt_lengths: Sequence[int] | Tensor | N
     return [int(length) for length in lengths]
 
 
-def _link_set(name: str, links: Iterable[Link], rows: int, cols: int) -> set[Link]:
+def _link_set(
+    name: str, links: Iterable[Link], rows: int, cols: int
+) -> set[Link]:
     result = set()
     for link in links:
         i, j = link
@@ -122,7 +148,9 @@ def _link_set(name: str, links: Iterable[Link], rows: int, cols: int) -> set[Lin
     return result
 
 
-def argmax_links(weights: Tensor, tgt_len: int | None = None) -> list[Link]:
+def argmax_links(
+    weights: Tensor, tgt_len: int | None = None
+) -> list[Link]:
     """The hard alignment of one weight matrix: each target word linked to its most attended source word.
 
     Ties go to the first (leftmost) position, as in :func:`torch.argmax`. A row whose weights are all zero
@@ -140,29 +168,50 @@ def argmax_links(weights: Tensor, tgt_len: int | None = None) -> list[Link]:
     """
     matrices, single = _as_matrices(weights)
     if not single:
-        raise ValueError(f"weights must have shape (tgt_len, src_len), got {tuple(weights.shape)}")
-    rows = _scored_rows(matrices, None if tgt_len is None else [tgt_len])[0]
+        raise ValueError(
+            f"weights must have shape (tgt_len, src_len), got {tuple(weights.shape)}"
+        )
+    rows = _scored_rows(matrices, None if tgt_len is None else [tgt_len])[
+        0
+    ]
     scored = weights[:rows]
     best = scored.argmax(dim=-1).tolist() if rows else []
     has_weight = (scored != 0).any(dim=-1).tolist() if rows else []
-    return [(i, j) for i, (j, nonzero) in enumerate(zip(best, has_weight, strict=True)) if nonzero]
+    return [
+        (i, j)
+        for i, (j, nonzero) in enumerate(
+            zip(best, has_weight, strict=True)
+        )
+        if nonzero
+    ]
 
 
-def _aer_counts(predicted: set[Link], sure: set[Link], possible: set[Link]) -> tuple[int, int, int, int]:
-    return len(predicted & sure), len(predicted & possible), len(predicted), len(sure)
+def _aer_counts(
+    predicted: set[Link], sure: set[Link], possible: set[Link]
+) -> tuple[int, int, int, int]:
+    return (
+        len(predicted & sure),
+        len(predicted & possible),
+        len(predicted),
+        len(sure),
+    )
 
 
 def _aer(counts: Sequence[int]) -> float:
     hit_sure, hit_possible, n_predicted, n_sure = counts
     if n_predicted + n_sure == 0:
-        raise ValueError("nothing to score: no predicted and no true links (AER is undefined)")
+        raise ValueError(
+            "nothing to score: no predicted and no true links (AER is undefined)"
+        )
     return 1.0 - (hit_sure + hit_possible) / (n_predicted + n_sure)
 
 
 def alignment_error_rate(
     weights: Tensor | Sequence[Tensor],
     sure_links: Iterable[Link] | Sequence[Iterable[Link]],
-    possible_links: Iterable[Link] | Sequence[Iterable[Link]] | None = None,
+    possible_links: Iterable[Link]
+    | Sequence[Iterable[Link]]
+    | None = None,
     *,
     tgt_lengths: Sequence[int] | Tensor | None = None,
 ) -> float:
@@ -194,14 +243,30 @@ def alignment_error_rate(
     possible = (
         [()] * len(matrices)
         if possible_links is None
-        else _per_sentence("possible_links", possible_links, single, len(matrices))
+        else _per_sentence(
+            "possible_links", possible_links, single, len(matrices)
+        )
     )
     totals = [0, 0, 0, 0]
-    for matrix, n_rows, sure_one, possible_one in zip(matrices, rows, sure, possible, strict=True):
-        sure_set = _link_set("sure_links", sure_one, n_rows, matrix.shape[1])
-        possible_set = _link_set("possible_links", possible_one, n_rows, matrix.shape[1]) | sure_set
-        counts = _aer_counts(set(argmax_links(matrix, n_rows)), sure_set, possible_set)
-        totals = [total + count for total, count in zip(totals, counts, strict=True)]
+    for matrix, n_rows, sure_one, possible_one in zip(
+        matrices, rows, sure, possible, strict=True
+    ):
+        sure_set = _link_set(
+            "sure_links", sure_one, n_rows, matrix.shape[1]
+        )
+        possible_set = (
+            _link_set(
+                "possible_links", possible_one, n_rows, matrix.shape[1]
+            )
+            | sure_set
+        )
+        counts = _aer_counts(
+            set(argmax_links(matrix, n_rows)), sure_set, possible_set
+        )
+        totals = [
+            total + count
+            for total, count in zip(totals, counts, strict=True)
+        ]
     return _aer(totals)
 
 
@@ -259,7 +324,9 @@ def alignment_scores(
     links: Iterable[Link] | Sequence[Iterable[Link]],
     categories: Sequence[str] | Sequence[Sequence[str]] | None = None,
     *,
-    possible_links: Iterable[Link] | Sequence[Iterable[Link]] | None = None,
+    possible_links: Iterable[Link]
+    | Sequence[Iterable[Link]]
+    | None = None,
     tgt_lengths: Sequence[int] | Tensor | None = None,
 ) -> AlignmentScores:
     """AER against sure and possible links, and the mass on the true links, overall and by word category.
@@ -282,10 +349,17 @@ def alignment_scores(
             to score.
 
     >>> weights = torch.tensor([[0.75, 0.25], [0.625, 0.375]])
-    >>> scores = alignment_scores(weights, [(0, 0), (1, 1)], ["noun", "verb"])
+    >>> scores = alignment_scores(
+    ...     weights, [(0, 0), (1, 1)], ["noun", "verb"]
+    ... )
     >>> scores.aer_by_category, scores.mass_by_category
     ({'noun': 0.0, 'verb': 1.0}, {'noun': 0.75, 'verb': 0.375})
-    >>> alignment_scores(weights, [(0, 0)], ["noun", "verb"], possible_links=[(1, 0), (1, 1)]).aer
+    >>> alignment_scores(
+    ...     weights,
+    ...     [(0, 0)],
+    ...     ["noun", "verb"],
+    ...     possible_links=[(1, 0), (1, 1)],
+    ... ).aer
     0.0
     """
     matrices, single = _as_matrices(weights)
@@ -294,41 +368,85 @@ def alignment_scores(
     possible_lists = (
         [()] * len(matrices)
         if possible_links is None
-        else _per_sentence("possible_links", possible_links, single, len(matrices))
+        else _per_sentence(
+            "possible_links", possible_links, single, len(matrices)
+        )
     )
     if categories is None:
         category_lists = [["all"] * n for n in rows]
     else:
-        category_lists = [list(c) for c in _per_sentence("categories", categories, single, len(matrices))]
+        category_lists = [
+            list(c)
+            for c in _per_sentence(
+                "categories", categories, single, len(matrices)
+            )
+        ]
     aer_counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     masses: dict[str, list[float]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
-    for index, (matrix, n_rows, link_list, possible_list, row_categories) in enumerate(
-        zip(matrices, rows, link_lists, possible_lists, category_lists, strict=True)
+    for index, (
+        matrix,
+        n_rows,
+        link_list,
+        possible_list,
+        row_categories,
+    ) in enumerate(
+        zip(
+            matrices,
+            rows,
+            link_lists,
+            possible_lists,
+            category_lists,
+            strict=True,
+        )
     ):
         if len(row_categories) != n_rows:
             raise ValueError(
                 f"categories[{index}] must have one entry per scored target row ({n_rows}), got {len(row_categories)}"
             )
         sure_links = _link_set("links", link_list, n_rows, matrix.shape[1])
-        true_links = _link_set("possible_links", possible_list, n_rows, matrix.shape[1]) | sure_links
+        true_links = (
+            _link_set(
+                "possible_links", possible_list, n_rows, matrix.shape[1]
+            )
+            | sure_links
+        )
         predicted = set(argmax_links(matrix, n_rows))
         for i, category in enumerate(row_categories):
             counts[category] += 1
             row_sure = {link for link in sure_links if link[0] == i}
             row_true = {link for link in true_links if link[0] == i}
-            row_counts = _aer_counts({link for link in predicted if link[0] == i}, row_sure, row_true)
-            aer_counts[category] = [a + b for a, b in zip(aer_counts[category], row_counts, strict=True)]
+            row_counts = _aer_counts(
+                {link for link in predicted if link[0] == i},
+                row_sure,
+                row_true,
+            )
+            aer_counts[category] = [
+                a + b
+                for a, b in zip(
+                    aer_counts[category], row_counts, strict=True
+                )
+            ]
             if row_true:
-                masses[category].append(sum(matrix[i, j].item() for _, j in sorted(row_true)))
-    total_counts = [sum(c[k] for c in aer_counts.values()) for k in range(4)]
-    all_masses = [m for category_masses in masses.values() for m in category_masses]
+                masses[category].append(
+                    sum(matrix[i, j].item() for _, j in sorted(row_true))
+                )
+    total_counts = [
+        sum(c[k] for c in aer_counts.values()) for k in range(4)
+    ]
+    all_masses = [
+        m for category_masses in masses.values() for m in category_masses
+    ]
     if not all_masses:
-        raise ValueError("nothing to score: no scored target row has a true link")
+        raise ValueError(
+            "nothing to score: no scored target row has a true link"
+        )
     return AlignmentScores(
         aer=_aer(total_counts),
         mass=sum(all_masses) / len(all_masses),
-        aer_by_category={c: _aer(v) for c, v in aer_counts.items() if sum(v)},
+        aer_by_category={
+            c: _aer(v) for c, v in aer_counts.items() if sum(v)
+        },
         mass_by_category={c: sum(m) / len(m) for c, m in masses.items()},
         counts=dict(counts),
     )

@@ -18,11 +18,27 @@
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 >>> from attnbook.nmt.translator import Translator
 >>> pairs = make_splits(20, 0, 0, seed=0, max_src_len=6).train
->>> src_vocab, tgt_vocab = Vocab.build(p.source for p in pairs), Vocab.build(p.target for p in pairs)
+>>> src_vocab, tgt_vocab = (
+...     Vocab.build(p.source for p in pairs),
+...     Vocab.build(p.target for p in pairs),
+... )
 >>> _ = torch.manual_seed(0)
->>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=6, attn_dim=5))
->>> result = alignment_accuracy(Translator(model, src_vocab, tgt_vocab), pairs)
->>> 0.0 <= result.accuracy <= 1.0, sum(result.counts.values()) == sum(len(p.target) for p in pairs)
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(
+...         len(src_vocab),
+...         len(tgt_vocab),
+...         emb_dim=4,
+...         hidden_dim=6,
+...         attn_dim=5,
+...     )
+... )
+>>> result = alignment_accuracy(
+...     Translator(model, src_vocab, tgt_vocab), pairs
+... )
+>>> (
+...     0.0 <= result.accuracy <= 1.0,
+...     sum(result.counts.values()) == sum(len(p.target) for p in pairs),
+... )
 (True, True)
 """
 
@@ -71,12 +87,16 @@ class AlignmentResult:
 
 def _require_attention(translator: Translator, what: str) -> None:
     if not translator.model.decoder.uses_attention:
-        raise ValueError(f"this model has no attention (attention='none'): {what}")
+        raise ValueError(
+            f"this model has no attention (attention='none'): {what}"
+        )
 
 
 @torch.no_grad()
 def teacher_forced_attention(
-    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    batch_size: int = 256,
 ) -> list[Tensor]:
     """The model's attention weights while it reads the reference translations (teacher forcing).
 
@@ -93,10 +113,16 @@ def teacher_forced_attention(
         for start in range(0, len(pairs), batch_size):
             chunk = pairs[start : start + batch_size]
             batch = translator.batch(chunk)
-            _, batch_weights = translator.model(batch.src, batch.src_mask, batch.tgt_in)
+            _, batch_weights = translator.model(
+                batch.src, batch.src_mask, batch.tgt_in
+            )
             batch_weights = batch_weights.float().cpu()
             for row, pair in enumerate(chunk):
-                weights.append(batch_weights[row, : len(pair.target) + 1, : len(pair.source) + 1].clone())
+                weights.append(
+                    batch_weights[
+                        row, : len(pair.target) + 1, : len(pair.source) + 1
+                    ].clone()
+                )
     return weights
 
 
@@ -117,19 +143,44 @@ class AttentionSnapshots:
         weights: each snapshot's ``(len(target) + 1, len(source) + 1)`` weights, on the CPU.
         seconds: the time spent taking the snapshots.
 
-    >>> from attnbook.nmt import Seq2Seq, Seq2SeqConfig, TrainConfig, Translator, Vocab, make_splits, train
+    >>> from attnbook.nmt import (
+    ...     Seq2Seq,
+    ...     Seq2SeqConfig,
+    ...     TrainConfig,
+    ...     Translator,
+    ...     Vocab,
+    ...     make_splits,
+    ...     train,
+    ... )
     >>> splits = make_splits(32, 8, 0, seed=0, max_src_len=6)
-    >>> src, tgt = Vocab.build(p.source for p in splits.train), Vocab.build(p.target for p in splits.train)
-    >>> model = Seq2Seq(Seq2SeqConfig(len(src), len(tgt), emb_dim=8, hidden_dim=8, attn_dim=8))
-    >>> snapshots = AttentionSnapshots(Translator(model, src, tgt), splits.val[0])
+    >>> src, tgt = (
+    ...     Vocab.build(p.source for p in splits.train),
+    ...     Vocab.build(p.target for p in splits.train),
+    ... )
+    >>> model = Seq2Seq(
+    ...     Seq2SeqConfig(
+    ...         len(src), len(tgt), emb_dim=8, hidden_dim=8, attn_dim=8
+    ...     )
+    ... )
+    >>> snapshots = AttentionSnapshots(
+    ...     Translator(model, src, tgt), splits.val[0]
+    ... )
     >>> config = TrainConfig(max_epochs=2, batch_size=16, eval_every=1)
     >>> _ = train(
-    ...     snapshots.translator, splits.train, splits.val, config, progress=False, on_validation=snapshots
+    ...     snapshots.translator,
+    ...     splits.train,
+    ...     splits.val,
+    ...     config,
+    ...     progress=False,
+    ...     on_validation=snapshots,
     ... )
     >>> (
     ...     snapshots.steps,
     ...     tuple(snapshots.weights[0].shape)
-    ...     == (len(splits.val[0].target) + 1, len(splits.val[0].source) + 1),
+    ...     == (
+    ...         len(splits.val[0].target) + 1,
+    ...         len(splits.val[0].source) + 1,
+    ...     ),
     ... )
     ([1, 2, 3, 4], True)
     """
@@ -144,14 +195,18 @@ class AttentionSnapshots:
     def __call__(self, step: int, record: LossRecord) -> None:
         start = time.perf_counter()
         with torch.no_grad():
-            (weights,) = teacher_forced_attention(self.translator, [self.pair])
+            (weights,) = teacher_forced_attention(
+                self.translator, [self.pair]
+            )
         self.steps.append(step)
         self.val_losses.append(record.loss)
         self.weights.append(weights)
         self.seconds += time.perf_counter() - start
 
 
-def alignment_accuracy(translator: Translator, pairs: Sequence[SentencePair]) -> AlignmentResult:
+def alignment_accuracy(
+    translator: Translator, pairs: Sequence[SentencePair]
+) -> AlignmentResult:
     """Score the attention's argmax against the grammar's true alignment, overall and by word category.
 
     The model reads each reference translation under teacher forcing, so every target word is scored
@@ -163,19 +218,30 @@ def alignment_accuracy(translator: Translator, pairs: Sequence[SentencePair]) ->
         ValueError: a pair has no true alignment, or the model has no attention.
     """
     if not all(p.has_alignment for p in pairs):
-        raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
+        raise ValueError(
+            "alignment accuracy needs pairs with true alignments (the toy grammar's)"
+        )
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
     argmaxes = []
-    for pair, weights in zip(pairs, teacher_forced_attention(translator, pairs), strict=True):
+    for pair, weights in zip(
+        pairs, teacher_forced_attention(translator, pairs), strict=True
+    ):
         argmax = weights[: len(pair.target)].argmax(dim=-1).tolist()
         argmaxes.append(argmax)
-        for position, truth, category in zip(argmax, pair.alignment, pair.categories, strict=True):
+        for position, truth, category in zip(
+            argmax, pair.alignment, pair.categories, strict=True
+        ):
             counts[category] += 1
             hits[category] += position in truth
     by_category = {c: hits[c] / counts[c] for c in CATEGORIES if counts[c]}
     accuracy = sum(hits.values()) / max(sum(counts.values()), 1)
-    return AlignmentResult(accuracy, by_category, {c: counts[c] for c in by_category}, argmaxes)
+    return AlignmentResult(
+        accuracy,
+        by_category,
+        {c: counts[c] for c in by_category},
+        argmaxes,
+    )
 
 
 def _forced_positions(
@@ -232,10 +298,21 @@ def accuracy_with_forced_attention(
     signature = inspect.signature(attention.forward)
     forced: dict[str, Any] = {}
 
-    def override(module: torch.nn.Module, args: tuple, kwargs: dict, output: tuple[Tensor, Tensor]):
+    def override(
+        module: torch.nn.Module,
+        args: tuple,
+        kwargs: dict,
+        output: tuple[Tensor, Tensor],
+    ):
         """Replace the weights (and so the context) of the selected target words by a one-hot choice."""
-        called = signature.bind(*args, **kwargs).arguments  # the call's arguments, by name
-        values = called["keys"] if called.get("values") is None else called["values"]
+        called = signature.bind(
+            *args, **kwargs
+        ).arguments  # the call's arguments, by name
+        values = (
+            called["keys"]
+            if called.get("values") is None
+            else called["values"]
+        )
         weights, targets = output[1], forced["positions"]
         if weights.dim() == 2:  # one decoder step: (batch, src_len)
             targets = targets[:, forced["step"]]
@@ -243,10 +320,14 @@ def accuracy_with_forced_attention(
         chosen = targets >= 0
         if not bool(chosen.any()):
             return output
-        one_hot = F.one_hot(targets.clamp_min(0), weights.size(-1)).to(weights.dtype)
+        one_hot = F.one_hot(targets.clamp_min(0), weights.size(-1)).to(
+            weights.dtype
+        )
         new_weights = torch.where(chosen.unsqueeze(-1), one_hot, weights)
         if weights.dim() == 2:
-            return torch.bmm(new_weights.unsqueeze(1), values).squeeze(1), new_weights
+            return torch.bmm(new_weights.unsqueeze(1), values).squeeze(
+                1
+            ), new_weights
         return torch.bmm(new_weights, values), new_weights
 
     correct = total = 0
@@ -256,22 +337,35 @@ def accuracy_with_forced_attention(
             for start in range(0, len(pairs), batch_size):
                 chunk = pairs[start : start + batch_size]
                 batch = translator.batch(chunk)
-                positions, selected = _forced_positions(chunk, batch.tgt_out.shape, category, position)
-                forced["positions"], forced["step"] = positions.to(translator.device), 0
-                logits, _ = translator.model(batch.src, batch.src_mask, batch.tgt_in)
-                hits = (logits.argmax(dim=-1) == batch.tgt_out).cpu() & selected
+                positions, selected = _forced_positions(
+                    chunk, batch.tgt_out.shape, category, position
+                )
+                forced["positions"], forced["step"] = (
+                    positions.to(translator.device),
+                    0,
+                )
+                logits, _ = translator.model(
+                    batch.src, batch.src_mask, batch.tgt_in
+                )
+                hits = (
+                    logits.argmax(dim=-1) == batch.tgt_out
+                ).cpu() & selected
                 correct += int(hits.sum())
                 total += int(selected.sum())
     finally:
         handle.remove()
     if total == 0:
-        raise ValueError(f"no target word of category {category!r} in the pairs")
+        raise ValueError(
+            f"no target word of category {category!r} in the pairs"
+        )
     return correct / total
 
 
 @torch.no_grad()
 def head_alignment_accuracy(
-    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    batch_size: int = 256,
 ) -> Tensor:
     """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
 
@@ -290,7 +384,9 @@ def head_alignment_accuracy(
         ValueError: a pair has no true alignment.
     """
     if not all(p.has_alignment for p in pairs):
-        raise ValueError("alignment accuracy needs pairs with true alignments (the toy grammar's)")
+        raise ValueError(
+            "alignment accuracy needs pairs with true alignments (the toy grammar's)"
+        )
     model = translator.model
     hits = torch.zeros(model.config.num_layers, model.config.num_heads)
     count = 0
@@ -298,10 +394,16 @@ def head_alignment_accuracy(
         for start in range(0, len(pairs), batch_size):
             chunk = pairs[start : start + batch_size]
             batch = translator.batch(chunk)
-            _, cross_weights = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
-            argmax = cross_weights.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            _, cross_weights = model.cross_attention(
+                batch.src, batch.src_mask, batch.tgt_in
+            )
+            argmax = cross_weights.argmax(
+                dim=-1
+            ).cpu()  # (batch, layers, heads, tgt_len)
             for row, pair in enumerate(chunk):
                 for i, truth in enumerate(pair.alignment):
-                    hits += torch.isin(argmax[row, :, :, i], torch.tensor(truth)).float()
+                    hits += torch.isin(
+                        argmax[row, :, :, i], torch.tensor(truth)
+                    ).float()
                     count += 1
     return hits / max(count, 1)

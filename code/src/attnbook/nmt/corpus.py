@@ -52,10 +52,16 @@ TUTORIAL_PREFIXES = (
 )
 """The English openings the PyTorch tutorial keeps (``english_prefixes=``), after apostrophes become spaces."""
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_APOSTROPHES = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"}
+)
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
-_ENGLISH_TOKEN = re.compile(r"\w+(?:'\w+)*|[^\w\s]")  # keeps "don't" and "i'm" whole
-_FRENCH_TOKEN = re.compile(r"aujourd'hui|\w+'|\w+|[^\w\s]", re.IGNORECASE)  # "j'ai" -> "j'" "ai"
+_ENGLISH_TOKEN = re.compile(
+    r"\w+(?:'\w+)*|[^\w\s]"
+)  # keeps "don't" and "i'm" whole
+_FRENCH_TOKEN = re.compile(
+    r"aujourd'hui|\w+'|\w+|[^\w\s]", re.IGNORECASE
+)  # "j'ai" -> "j'" "ai"
 
 
 def normalize(text: str, *, cased: bool = False) -> str:
@@ -99,8 +105,14 @@ class MalformedLine:
 class CorpusEncodingError(ValueError):
     """A corpus file is not UTF-8; the message names the file, the byte offset and the line."""
 
-    def __init__(self, path: str, error: UnicodeDecodeError, line_number: int) -> None:
-        self.path, self.offset, self.line_number = path, error.start, line_number
+    def __init__(
+        self, path: str, error: UnicodeDecodeError, line_number: int
+    ) -> None:
+        self.path, self.offset, self.line_number = (
+            path,
+            error.start,
+            line_number,
+        )
         bad = error.object[error.start : error.start + 4]
         super().__init__(
             f"{path} is not UTF-8 text: byte {bad[:1].hex()} at byte offset {error.start} (line {line_number}) "
@@ -114,8 +126,14 @@ class CorpusFormatError(ValueError):
     def __init__(self, path: str, malformed: list[MalformedLine]) -> None:
         self.malformed = malformed
         shown = "\n  ".join(str(m) for m in malformed[:10])
-        more = f"\n  ... and {len(malformed) - 10} more" if len(malformed) > 10 else ""
-        super().__init__(f"{path}: {len(malformed)} malformed line(s):\n  {shown}{more}")
+        more = (
+            f"\n  ... and {len(malformed) - 10} more"
+            if len(malformed) > 10
+            else ""
+        )
+        super().__init__(
+            f"{path}: {len(malformed)} malformed line(s):\n  {shown}{more}"
+        )
 
 
 @dataclass
@@ -170,27 +188,48 @@ def parse_tatoeba_lines(
         fields = line.split("\t")
         shown = line if len(line) <= 80 else line[:77] + "..."
         if len(fields) < 2:
-            corpus.malformed.append(MalformedLine(number, "expected English<TAB>French, found no tab", shown))
+            corpus.malformed.append(
+                MalformedLine(
+                    number,
+                    "expected English<TAB>French, found no tab",
+                    shown,
+                )
+            )
             continue
         if len(fields) > 3:
             corpus.malformed.append(
-                MalformedLine(number, f"expected 2 or 3 tab-separated fields, found {len(fields)}", shown)
+                MalformedLine(
+                    number,
+                    f"expected 2 or 3 tab-separated fields, found {len(fields)}",
+                    shown,
+                )
             )
             continue
         english = tokenize_english(fields[0], cased=cased)
         french = tokenize_french(fields[1], cased=cased)
         if not any(t[0].isalnum() for t in english):
-            corpus.malformed.append(MalformedLine(number, "the English sentence is empty", shown))
+            corpus.malformed.append(
+                MalformedLine(
+                    number, "the English sentence is empty", shown
+                )
+            )
             continue
         if not any(t[0].isalnum() for t in french):
-            corpus.malformed.append(MalformedLine(number, "the French sentence is empty", shown))
+            corpus.malformed.append(
+                MalformedLine(
+                    number, "the French sentence is empty", shown
+                )
+            )
             continue
-        if english_prefixes is not None and not normalize(fields[0]).replace("'", " ").startswith(
-            english_prefixes
-        ):
+        if english_prefixes is not None and not normalize(
+            fields[0]
+        ).replace("'", " ").startswith(english_prefixes):
             corpus.n_filtered += 1
             continue
-        if max_len is not None and max(len(english), len(french)) > max_len:
+        if (
+            max_len is not None
+            and max(len(english), len(french)) > max_len
+        ):
             corpus.n_too_long += 1
             continue
         corpus.pairs.append(SentencePair(tuple(english), tuple(french)))
@@ -225,10 +264,21 @@ def load_tatoeba(
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise CorpusEncodingError(str(path), error, payload.count(b"\n", 0, error.start) + 1) from None
-    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-    lines = io.StringIO(text, newline=None)  # universal newlines, as reading a text file does
-    corpus = parse_tatoeba_lines(lines, max_len=max_len, english_prefixes=english_prefixes, cased=cased)
+        raise CorpusEncodingError(
+            str(path), error, payload.count(b"\n", 0, error.start) + 1
+        ) from None
+    text = text.removeprefix(
+        "\ufeff"
+    )  # a byte-order mark some editors write
+    lines = io.StringIO(
+        text, newline=None
+    )  # universal newlines, as reading a text file does
+    corpus = parse_tatoeba_lines(
+        lines,
+        max_len=max_len,
+        english_prefixes=english_prefixes,
+        cased=cased,
+    )
     if strict and corpus.malformed:
         raise CorpusFormatError(str(path), corpus.malformed)
     return corpus
@@ -240,7 +290,13 @@ def shipped_path() -> Path:
     English sentences of 1 to 5 words with all their French translations, two-column layout; see
     :data:`TATOEBA_ATTRIBUTION` and ``data/TATOEBA-LICENSE.md`` for the source and the licence.
     """
-    return Path(str(resources.files("attnbook") / "data" / "tatoeba-eng-fra-short.txt"))
+    return Path(
+        str(
+            resources.files("attnbook")
+            / "data"
+            / "tatoeba-eng-fra-short.txt"
+        )
+    )
 
 
 def sample_path() -> Path:
@@ -248,7 +304,9 @@ def sample_path() -> Path:
     return shipped_path()
 
 
-def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
+def download_tatoeba(
+    directory: str | Path, *, url: str = TATOEBA_URL
+) -> Path:
     """Download the full English-French file (about 135,000 pairs) into ``directory``, once.
 
     Needs a network (Colab has one; the book's CI does not and uses :func:`shipped_path`). A zip archive
@@ -276,14 +334,22 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
     try:
         with urllib.request.urlopen(url) as response:
             payload = response.read()
-    except http.client.IncompleteRead as error:  # the server promised more bytes than it sent
+    except (
+        http.client.IncompleteRead
+    ) as error:  # the server promised more bytes than it sent
         raise ValueError(
             f"the download from {url} stopped after {len(error.partial):,} bytes (cut short); nothing saved"
         ) from None
-    if payload[:2] == b"PK":  # an archive's members carry checksums: a cut-short one fails to open
+    if (
+        payload[:2] == b"PK"
+    ):  # an archive's members carry checksums: a cut-short one fails to open
         try:
             with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-                members = [name for name in archive.namelist() if name.endswith("eng-fra.txt")]
+                members = [
+                    name
+                    for name in archive.namelist()
+                    if name.endswith("eng-fra.txt")
+                ]
                 if not members:
                     raise ValueError(
                         f"the archive at {url} holds no eng-fra.txt (it has {archive.namelist()[:5]})"
@@ -293,13 +359,19 @@ def download_tatoeba(directory: str | Path, *, url: str = TATOEBA_URL) -> Path:
             raise ValueError(
                 f"the archive from {url} does not open ({error}; cut short?); nothing saved"
             ) from None
-    elif b"\t" in payload.split(b"\n", 1)[0] and not payload.endswith(b"\n"):  # lines, the last one cut
-        raise ValueError(f"the file from {url} does not end with a whole line (cut short?); nothing saved")
+    elif b"\t" in payload.split(b"\n", 1)[0] and not payload.endswith(
+        b"\n"
+    ):  # lines, the last one cut
+        raise ValueError(
+            f"the file from {url} does not end with a whole line (cut short?); nothing saved"
+        )
     _check_download(payload, url)
     partial = directory / f".eng-fra.txt.{os.getpid()}.part"
     try:
         partial.write_bytes(payload)
-        os.replace(partial, target)  # atomic: target is either absent or whole
+        os.replace(
+            partial, target
+        )  # atomic: target is either absent or whole
     finally:
         partial.unlink(missing_ok=True)
     return target
@@ -315,4 +387,6 @@ def _check_download(payload: bytes, url: str) -> None:
         ) from None
     lines = text.splitlines()
     if not lines or "\t" not in lines[0] or "\t" not in lines[-1]:
-        raise ValueError(f"the file from {url} is not English<TAB>French lines; nothing saved")
+        raise ValueError(
+            f"the file from {url} is not English<TAB>French lines; nothing saved"
+        )

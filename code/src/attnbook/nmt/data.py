@@ -7,7 +7,9 @@ and :func:`iterate_batches` pad pairs into tensors with masks (**True = a real t
 >>> from attnbook.nmt.data import SentencePair, Vocab, make_batch
 >>> pair = SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"))
 >>> src_vocab, tgt_vocab = Vocab(pair.source), Vocab(pair.target)
->>> src_vocab.encode(["the", "zebra"])  # <unk> for what it does not know, <eos> last
+>>> src_vocab.encode(
+...     ["the", "zebra"]
+... )  # <unk> for what it does not know, <eos> last
 [4, 3, 2]
 >>> batch = make_batch([pair], src_vocab, tgt_vocab)
 >>> batch.src.tolist(), batch.tgt_in.tolist(), batch.tgt_out.tolist()
@@ -61,8 +63,12 @@ class SentencePair:
             )
         if self.sure:
             if len(self.sure) != len(self.alignment):
-                raise ValueError(f"sure has {len(self.sure)} entries but alignment has {len(self.alignment)}")
-            for i, (sure, sources) in enumerate(zip(self.sure, self.alignment, strict=True)):
+                raise ValueError(
+                    f"sure has {len(self.sure)} entries but alignment has {len(self.alignment)}"
+                )
+            for i, (sure, sources) in enumerate(
+                zip(self.sure, self.alignment, strict=True)
+            ):
                 if not set(sure) <= set(sources):
                     raise ValueError(
                         f"sure[{i}]={sure} must be a subset of alignment[{i}]={sources} (a sure link is a link)"
@@ -76,7 +82,11 @@ class SentencePair:
     def links(self) -> list[tuple[int, int]]:
         """The alignment as ``(target_position, source_position)`` links, sure and possible (Och and Ney's
         :math:`P`), e.g. for a heatmap's outline."""
-        return [(i, j) for i, sources in enumerate(self.alignment) for j in sources]
+        return [
+            (i, j)
+            for i, sources in enumerate(self.alignment)
+            for j in sources
+        ]
 
     def sure_links(self) -> list[tuple[int, int]]:
         """The sure links (Och and Ney's :math:`S \\subseteq P`), as ``(target_position, source_position)``.
@@ -85,13 +95,17 @@ class SentencePair:
 
             alignment_error_rate(weights, pair.sure_links(), pair.links())
 
-        >>> pair = SentencePair(("not",), ("ne", "pas"), ((0,), (0,)))  # no sure field: every link is sure
+        >>> pair = SentencePair(
+        ...     ("not",), ("ne", "pas"), ((0,), (0,))
+        ... )  # no sure field: every link is sure
         >>> pair.sure_links() == pair.links()
         True
         """
         if not self.sure:
             return self.links()
-        return [(i, j) for i, sources in enumerate(self.sure) for j in sources]
+        return [
+            (i, j) for i, sources in enumerate(self.sure) for j in sources
+        ]
 
     def noun_of(self, i: int) -> int:
         """The target position of the noun that the article or adjective at target position ``i`` agrees with.
@@ -103,13 +117,21 @@ class SentencePair:
             ValueError: the word at ``i`` is not an article or an adjective, or the pair has no categories.
         """
         if not self.categories:
-            raise ValueError("this pair has no word categories (only the toy grammar's pairs do)")
+            raise ValueError(
+                "this pair has no word categories (only the toy grammar's pairs do)"
+            )
         category = self.categories[i]
         if category in ("article", "adjective_before"):
-            return next(k for k in range(i + 1, len(self.target)) if self.categories[k] == "noun")
+            return next(
+                k
+                for k in range(i + 1, len(self.target))
+                if self.categories[k] == "noun"
+            )
         if category == "adjective_after":
             return max(k for k in range(i) if self.categories[k] == "noun")
-        raise ValueError(f"target word {i} ({self.target[i]!r}) is a {category}, not an article or adjective")
+        raise ValueError(
+            f"target word {i} ({self.target[i]!r}) is a {category}, not an article or adjective"
+        )
 
     def with_source_reversed(self) -> SentencePair:
         """The pair with its English words in reverse order and its links moved with them.
@@ -117,18 +139,31 @@ class SentencePair:
         Sutskever et al. (2014) fed the source reversed to an encoder-decoder without attention: the
         first words of the two sentences, which the decoder needs first, then lie close together.
 
-        >>> pair = SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"), ((0,), (1,), (2,)))
+        >>> pair = SentencePair(
+        ...     ("the", "cat", "sleeps"),
+        ...     ("le", "chat", "dort"),
+        ...     ((0,), (1,), (2,)),
+        ... )
         >>> reversed_pair = pair.with_source_reversed()
         >>> reversed_pair.source, reversed_pair.alignment
         (('sleeps', 'cat', 'the'), ((2,), (1,), (0,)))
         """
         last = len(self.source) - 1
 
-        def moved(per_token: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
-            return tuple(tuple(sorted(last - j for j in sources)) for sources in per_token)
+        def moved(
+            per_token: tuple[tuple[int, ...], ...],
+        ) -> tuple[tuple[int, ...], ...]:
+            return tuple(
+                tuple(sorted(last - j for j in sources))
+                for sources in per_token
+            )
 
         return SentencePair(
-            self.source[::-1], self.target, moved(self.alignment), self.categories, moved(self.sure)
+            self.source[::-1],
+            self.target,
+            moved(self.alignment),
+            self.categories,
+            moved(self.sure),
         )
 
     def __str__(self) -> str:
@@ -139,7 +174,9 @@ LENGTH_BUCKETS = ((1, 8), (9, 13), (14, 18), (19, 25))
 """Source-length buckets (inclusive token counts) for reporting accuracy against sentence length."""
 
 
-def length_bucket(src_len: int, buckets: Sequence[tuple[int, int]] = LENGTH_BUCKETS) -> str:
+def length_bucket(
+    src_len: int, buckets: Sequence[tuple[int, int]] = LENGTH_BUCKETS
+) -> str:
     """Name the bucket of a sentence of ``src_len`` source tokens, e.g. ``"9-13"``.
 
     A length beyond the last bucket gets ``"26+"`` style names (one past the last upper bound).
@@ -155,7 +192,9 @@ def length_bucket(src_len: int, buckets: Sequence[tuple[int, int]] = LENGTH_BUCK
             return f"{lower}-{upper}"
     if src_len > buckets[-1][1]:
         return f"{buckets[-1][1] + 1}+"
-    raise ValueError(f"src_len={src_len} is below the first bucket {buckets[0]}")
+    raise ValueError(
+        f"src_len={src_len} is below the first bucket {buckets[0]}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -169,7 +208,9 @@ class Vocab:
         tokens: the ordinary tokens, in the order their ids should follow the specials; duplicates and
             specials are ignored.
 
-    >>> vocab = Vocab.build([["le", "chat"], ["le", "chien"]])  # most frequent first
+    >>> vocab = Vocab.build(
+    ...     [["le", "chat"], ["le", "chien"]]
+    ... )  # most frequent first
     >>> vocab.tokens
     ('<pad>', '<sos>', '<eos>', '<unk>', 'le', 'chat', 'chien')
     >>> vocab.decode(vocab.encode(["le", "zèbre"], add_sos=True))
@@ -189,10 +230,17 @@ class Vocab:
         self._ids = {token: i for i, token in enumerate(self._tokens)}
 
     @classmethod
-    def build(cls, sentences: Iterable[Sequence[str]], min_count: int = 1) -> Vocab:
+    def build(
+        cls, sentences: Iterable[Sequence[str]], min_count: int = 1
+    ) -> Vocab:
         """Make a vocabulary of the tokens seen at least ``min_count`` times, most frequent first."""
-        counts = Counter(token for sentence in sentences for token in sentence)
-        kept = sorted((t for t, c in counts.items() if c >= min_count), key=lambda t: (-counts[t], t))
+        counts = Counter(
+            token for sentence in sentences for token in sentence
+        )
+        kept = sorted(
+            (t for t, c in counts.items() if c >= min_count),
+            key=lambda t: (-counts[t], t),
+        )
         return cls(kept)
 
     @property
@@ -244,15 +292,23 @@ class Vocab:
             ValueError: the sentence is empty or longer than ``max_len``.
         """
         if isinstance(tokens, str):
-            raise TypeError("tokens must be a sequence of tokens, not a str: split the sentence first")
+            raise TypeError(
+                "tokens must be a sequence of tokens, not a str: split the sentence first"
+            )
         if len(tokens) == 0:
-            raise ValueError("cannot encode an empty sentence: it has no tokens")
+            raise ValueError(
+                "cannot encode an empty sentence: it has no tokens"
+            )
         if max_len is not None and len(tokens) > max_len:
-            raise ValueError(f"sentence has {len(tokens)} tokens, more than the limit max_len={max_len}")
+            raise ValueError(
+                f"sentence has {len(tokens)} tokens, more than the limit max_len={max_len}"
+            )
         ids = [self._ids.get(t, self.unk_id) for t in tokens]
         return [self.sos_id] * add_sos + ids + [self.eos_id] * add_eos
 
-    def decode(self, ids: Iterable[int], *, stop_at_eos: bool = True) -> list[str]:
+    def decode(
+        self, ids: Iterable[int], *, stop_at_eos: bool = True
+    ) -> list[str]:
         """Turn ids back into tokens, dropping ``<pad>`` and ``<sos>`` and stopping at ``<eos>``."""
         tokens = []
         for i in ids:
@@ -330,8 +386,13 @@ def make_batch(
     Raises:
         ValueError: ``pairs`` is empty, or a sentence is empty or too long.
 
-    >>> pairs = [SentencePair(("a", "b", "c"), ("x",)), SentencePair(("a",), ("x", "y"))]
-    >>> batch = make_batch(pairs, Vocab(["a", "b", "c"]), Vocab(["x", "y"]))
+    >>> pairs = [
+    ...     SentencePair(("a", "b", "c"), ("x",)),
+    ...     SentencePair(("a",), ("x", "y")),
+    ... ]
+    >>> batch = make_batch(
+    ...     pairs, Vocab(["a", "b", "c"]), Vocab(["x", "y"])
+    ... )
     >>> batch.src_mask.tolist()  # True = a real token (<eos> included), may be attended to
     [[True, True, True, True], [True, True, False, False]]
     """
@@ -340,16 +401,23 @@ def make_batch(
     src = [src_vocab.encode(p.source, max_len=max_src_len) for p in pairs]
     tgt = [tgt_vocab.encode(p.target) for p in pairs]
     src_ids, tgt_ids = _pad(src, Vocab.pad_id), _pad(tgt, Vocab.pad_id)
-    tgt_in = torch.cat([torch.full((len(pairs), 1), Vocab.sos_id), tgt_ids[:, :-1]], dim=1)
+    tgt_in = torch.cat(
+        [torch.full((len(pairs), 1), Vocab.sos_id), tgt_ids[:, :-1]], dim=1
+    )
     tgt_in = tgt_in.masked_fill(tgt_in == Vocab.eos_id, Vocab.pad_id)
-    n_unknown = sum(len(src_vocab.unknown(p.source)) + len(tgt_vocab.unknown(p.target)) for p in pairs)
+    n_unknown = sum(
+        len(src_vocab.unknown(p.source)) + len(tgt_vocab.unknown(p.target))
+        for p in pairs
+    )
     return Batch(
         src=src_ids,
         src_mask=src_ids != Vocab.pad_id,
         tgt_in=tgt_in,
         tgt_out=tgt_ids,
         tgt_mask=tgt_ids != Vocab.pad_id,
-        indices=tuple(indices) if indices is not None else tuple(range(len(pairs))),
+        indices=tuple(indices)
+        if indices is not None
+        else tuple(range(len(pairs))),
         n_unknown=n_unknown,
     )
 
@@ -377,11 +445,16 @@ def iterate_batches(
 
     >>> pairs = [SentencePair(("a",) * n, ("x",)) for n in (1, 2, 3, 4, 5)]
     >>> vocab = Vocab(["a", "x"])
-    >>> sorted(len(batch) for batch in iterate_batches(pairs, vocab, vocab, batch_size=2))
+    >>> sorted(
+    ...     len(batch)
+    ...     for batch in iterate_batches(pairs, vocab, vocab, batch_size=2)
+    ... )
     [1, 2, 2]
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        raise ValueError(
+            f"batch_size must be at least 1, got {batch_size}"
+        )
     rng = generator or random.Random(0)
     order = list(range(len(pairs)))
     if shuffle:
@@ -392,10 +465,18 @@ def iterate_batches(
         order = [
             i
             for start in range(0, len(order), window)
-            for i in sorted(order[start : start + window], key=lambda k: len(pairs[k].source))
+            for i in sorted(
+                order[start : start + window],
+                key=lambda k: len(pairs[k].source),
+            )
         ]
-    chunks = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    chunks = [
+        order[start : start + batch_size]
+        for start in range(0, len(order), batch_size)
+    ]
     if shuffle:
         rng.shuffle(chunks)
     for chunk in chunks:
-        yield make_batch([pairs[i] for i in chunk], src_vocab, tgt_vocab, indices=chunk)
+        yield make_batch(
+            [pairs[i] for i in chunk], src_vocab, tgt_vocab, indices=chunk
+        )

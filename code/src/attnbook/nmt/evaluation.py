@@ -10,9 +10,16 @@ the true links and the attention's entropy (:func:`attention_scores`). It return
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 >>> from attnbook.nmt.translator import Translator
 >>> pair = SentencePair(("the", "cat"), ("le", "chat"))
->>> model = Seq2Seq(Seq2SeqConfig(6, 6, attention="none", emb_dim=4, hidden_dim=4))
->>> result = evaluate(Translator(model, Vocab(pair.source), Vocab(pair.target)), [pair])
->>> len(result.hypotheses), result.alignment is None  # no attention: no alignment to score
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(6, 6, attention="none", emb_dim=4, hidden_dim=4)
+... )
+>>> result = evaluate(
+...     Translator(model, Vocab(pair.source), Vocab(pair.target)), [pair]
+... )
+>>> (
+...     len(result.hypotheses),
+...     result.alignment is None,
+... )  # no attention: no alignment to score
 (1, True)
 >>> sorted(result.to_dict())[:3]
 ['aer', 'alignment_accuracy', 'alignment_by_category']
@@ -27,8 +34,15 @@ from typing import Any
 import torch
 
 from attnbook.core.alignment import attention_entropy
-from attnbook.nmt.alignment_metrics import AlignmentScores, alignment_scores
-from attnbook.nmt.attention_analysis import AlignmentResult, alignment_accuracy, teacher_forced_attention
+from attnbook.nmt.alignment_metrics import (
+    AlignmentScores,
+    alignment_scores,
+)
+from attnbook.nmt.attention_analysis import (
+    AlignmentResult,
+    alignment_accuracy,
+    teacher_forced_attention,
+)
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.metrics import TranslationMetrics, score_translations
 from attnbook.nmt.model import evaluating
@@ -67,18 +81,26 @@ class EvalResult:
             "token_accuracy": metrics.token_accuracy,
             "bleu": metrics.bleu,
             "chrf": metrics.chrf,
-            "alignment_accuracy": None if self.alignment is None else self.alignment.accuracy,
-            "alignment_by_category": {} if self.alignment is None else self.alignment.by_category,
+            "alignment_accuracy": None
+            if self.alignment is None
+            else self.alignment.accuracy,
+            "alignment_by_category": {}
+            if self.alignment is None
+            else self.alignment.by_category,
             "exact_match_by_length": metrics.exact_match_by_length,
             "count_by_length": metrics.count_by_length,
             "n_unknown": self.n_unknown,
             "aer": None if self.scores is None else self.scores.aer,
-            "attention_mass": None if self.scores is None else self.scores.mass,
+            "attention_mass": None
+            if self.scores is None
+            else self.scores.mass,
             "mean_entropy": self.mean_entropy,
         }
 
 
-def attention_scores(translator: Translator, pairs: Sequence[SentencePair]) -> tuple[AlignmentScores, float]:
+def attention_scores(
+    translator: Translator, pairs: Sequence[SentencePair]
+) -> tuple[AlignmentScores, float]:
     """Score the teacher-forced attention against the true alignment beyond the argmax.
 
     Returns:
@@ -86,7 +108,9 @@ def attention_scores(translator: Translator, pairs: Sequence[SentencePair]) -> t
         and possible links, mass on the true links, by word category) and the mean entropy in nats of the
         target words' attention rows (each renormalised to sum 1).
     """
-    weights = teacher_forced_attention(translator, pairs)  # (T + 1, S + 1) per pair
+    weights = teacher_forced_attention(
+        translator, pairs
+    )  # (T + 1, S + 1) per pair
     lengths = [len(pair.target) for pair in pairs]
     scores = alignment_scores(
         weights,
@@ -98,7 +122,11 @@ def attention_scores(translator: Translator, pairs: Sequence[SentencePair]) -> t
     entropies = []
     for matrix, length in zip(weights, lengths, strict=True):
         rows = matrix[:length]
-        entropies.append(attention_entropy(rows / rows.sum(dim=-1, keepdim=True).clamp_min(1e-12)))
+        entropies.append(
+            attention_entropy(
+                rows / rows.sum(dim=-1, keepdim=True).clamp_min(1e-12)
+            )
+        )
     return scores, torch.cat(entropies).mean().item()
 
 
@@ -126,7 +154,11 @@ def evaluate(
         raise ValueError("cannot evaluate on no pairs")
     hypotheses = translator.translate_pairs(pairs, beam_size=beam_size)
     alignment = scores = entropy = None
-    if with_alignment and translator.model.decoder.uses_attention and all(p.has_alignment for p in pairs):
+    if (
+        with_alignment
+        and translator.model.decoder.uses_attention
+        and all(p.has_alignment for p in pairs)
+    ):
         alignment = alignment_accuracy(translator, pairs)
         scores, entropy = attention_scores(translator, pairs)
     return EvalResult(
@@ -141,7 +173,9 @@ def evaluate(
 
 @torch.no_grad()
 def error_by_position(
-    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    batch_size: int = 256,
 ) -> list[float]:
     """The teacher-forced error rate at each target position: how often word ``i`` is mispredicted.
 
@@ -169,9 +203,14 @@ def error_by_position(
     with evaluating(model):
         for batch in translator.batches(pairs, batch_size):
             logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
-            words = torch.tensor([len(pairs[k].target) for k in batch.indices], device=logits.device)
+            words = torch.tensor(
+                [len(pairs[k].target) for k in batch.indices],
+                device=logits.device,
+            )
             positions = torch.arange(logits.size(1), device=logits.device)
-            real = positions < words[:, None]  # (batch, tgt_len): a word, not <eos> or padding
+            real = (
+                positions < words[:, None]
+            )  # (batch, tgt_len): a word, not <eos> or padding
             errors = (logits.argmax(dim=-1) != batch.tgt_out) & real
             n = min(logits.size(1), longest)
             wrong[:n] += errors.sum(dim=0)[:n].cpu()

@@ -15,8 +15,19 @@ quarter of the bytes; vectors (biases) and small matrices stay float32.
 >>> from attnbook.nmt import Seq2Seq, Seq2SeqConfig, Translator, Vocab
 >>> _ = torch.manual_seed(0)
 >>> src_vocab, tgt_vocab = Vocab(["the", "cat"]), Vocab(["le", "chat"])
->>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4, attn_dim=3))
->>> path = export_translator(Translator(model, src_vocab, tgt_vocab), Path(tempfile.mkdtemp()) / "m.js")
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(
+...         len(src_vocab),
+...         len(tgt_vocab),
+...         emb_dim=4,
+...         hidden_dim=4,
+...         attn_dim=3,
+...     )
+... )
+>>> path = export_translator(
+...     Translator(model, src_vocab, tgt_vocab),
+...     Path(tempfile.mkdtemp()) / "m.js",
+... )
 >>> exported = read_export(path)
 >>> exported.tgt_vocab == list(tgt_vocab.tokens), exported.quantization
 (True, 'int8')
@@ -82,19 +93,25 @@ class TranslatorExport:
     size: int
     info: dict[str, Any]
 
-    def to_translator(self, device: torch.device | str = "cpu") -> Translator:
+    def to_translator(
+        self, device: torch.device | str = "cpu"
+    ) -> Translator:
         """A PyTorch translator with exactly these weights (the ones the page computes with)."""
         model = Seq2Seq(Seq2SeqConfig(**self.config))
         model.load_state_dict(self.state_dict)
         model.to(device).eval()
-        return Translator(model, Vocab(self.src_vocab), Vocab(self.tgt_vocab))
+        return Translator(
+            model, Vocab(self.src_vocab), Vocab(self.tgt_vocab)
+        )
 
 
 def _quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int8 values and one float32 scale per row: ``matrix ~= scales[:, None] * values``."""
     top = np.abs(matrix).max(axis=1)
     scales = np.where(top > 0, top / 127.0, 1.0).astype(np.float32)
-    values = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(np.int8)
+    values = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(
+        np.int8
+    )
     return values, scales
 
 
@@ -128,7 +145,9 @@ def export_translator(
             f"translator: only Bahdanau's seq2seq can be exported for the page, got attention={config.attention!r}"
         )
     if quantization not in QUANTIZATIONS:
-        raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {quantization!r}")
+        raise ValueError(
+            f"quantization must be one of {QUANTIZATIONS}, got {quantization!r}"
+        )
     chunks: list[bytes] = []
     offset = 0
     tensors = []
@@ -136,7 +155,9 @@ def export_translator(
     def add(array: np.ndarray) -> int:
         nonlocal offset
         raw = array.tobytes()
-        raw += b"\0" * (-len(raw) % 4)  # every block starts on 4 bytes: a Float32Array may view it
+        raw += b"\0" * (
+            -len(raw) % 4
+        )  # every block starts on 4 bytes: a Float32Array may view it
         chunks.append(raw)
         start, offset = offset, offset + len(raw)
         return start
@@ -144,11 +165,22 @@ def export_translator(
     for key, tensor in translator.model.state_dict().items():
         array = tensor.detach().to("cpu", torch.float32).numpy()
         entry: dict[str, Any] = {"name": key, "shape": list(array.shape)}
-        if quantization == "int8" and array.ndim == 2 and array.size >= SMALL:
+        if (
+            quantization == "int8"
+            and array.ndim == 2
+            and array.size >= SMALL
+        ):
             values, scales = _quantize_rows(array)
-            entry |= {"dtype": "int8", "offset": add(values), "scales": add(scales.astype("<f4"))}
+            entry |= {
+                "dtype": "int8",
+                "offset": add(values),
+                "scales": add(scales.astype("<f4")),
+            }
         else:
-            entry |= {"dtype": "float32", "offset": add(array.astype("<f4"))}
+            entry |= {
+                "dtype": "float32",
+                "offset": add(array.astype("<f4")),
+            }
         tensors.append(entry)
     header = {
         "format": EXPORT_FORMAT,
@@ -181,39 +213,64 @@ def read_export(path: str | Path) -> TranslatorExport:
     """
     path = Path(path)
     raw = path.read_bytes()
-    what = f"{path} is not a translator export written by export_translator"
+    what = (
+        f"{path} is not a translator export written by export_translator"
+    )
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{what}: it is not ASCII text (byte {error.start})") from None
+        raise ValueError(
+            f"{what}: it is not ASCII text (byte {error.start})"
+        ) from None
     call = f"\n{CALLBACK}("
     start = text.find(call)
     if start < 0:
-        raise ValueError(f"{what}: it has no line starting with {CALLBACK}(")
+        raise ValueError(
+            f"{what}: it has no line starting with {CALLBACK}("
+        )
     try:
-        header, end = json.JSONDecoder().raw_decode(text, start + len(call))
+        header, end = json.JSONDecoder().raw_decode(
+            text, start + len(call)
+        )
     except json.JSONDecodeError as error:
-        raise ValueError(f"{what}: its header is not JSON ({error.msg})") from None
-    if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
-        raise ValueError(f"{what}: its header has no format {EXPORT_FORMAT!r}")
+        raise ValueError(
+            f"{what}: its header is not JSON ({error.msg})"
+        ) from None
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != EXPORT_FORMAT
+    ):
+        raise ValueError(
+            f"{what}: its header has no format {EXPORT_FORMAT!r}"
+        )
     rest = text[end:].strip()
     if not (rest.startswith(',"') and rest.endswith('");')):
-        raise ValueError(f'{what}: the header is not followed by ,"<base64 data>");')
+        raise ValueError(
+            f'{what}: the header is not followed by ,"<base64 data>");'
+        )
     try:
         data = base64.b64decode(rest[2:-3], validate=True)
     except ValueError as error:
-        raise ValueError(f"{what}: its data is not base64 ({error})") from None
+        raise ValueError(
+            f"{what}: its data is not base64 ({error})"
+        ) from None
     state_dict = {}
     for entry in header["tensors"]:
         shape = tuple(entry["shape"])
         count = int(np.prod(shape))
         if entry["dtype"] == "int8":
-            values = np.frombuffer(data, np.int8, count, entry["offset"]).reshape(shape)
+            values = np.frombuffer(
+                data, np.int8, count, entry["offset"]
+            ).reshape(shape)
             scales = np.frombuffer(data, "<f4", shape[0], entry["scales"])
             array = values.astype(np.float32) * scales[:, None]
         else:
-            array = np.frombuffer(data, "<f4", count, entry["offset"]).reshape(shape)
-        state_dict[entry["name"]] = torch.from_numpy(array.astype(np.float32))
+            array = np.frombuffer(
+                data, "<f4", count, entry["offset"]
+            ).reshape(shape)
+        state_dict[entry["name"]] = torch.from_numpy(
+            array.astype(np.float32)
+        )
     return TranslatorExport(
         name=header["name"],
         config=header["config"],
@@ -235,6 +292,8 @@ def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
     same translation. Its ``info`` says how it was trained and where, and its held-out scores.
     """
     if name not in (SHIPPED_TRANSLATOR, GRAMMAR_TRANSLATOR):
-        raise ValueError(f"name must be {SHIPPED_TRANSLATOR!r} or {GRAMMAR_TRANSLATOR!r}, got {name!r}")
+        raise ValueError(
+            f"name must be {SHIPPED_TRANSLATOR!r} or {GRAMMAR_TRANSLATOR!r}, got {name!r}"
+        )
     with package_path(name) as path:
         return read_export(path)

@@ -25,16 +25,29 @@ translate it (``because`` -> ``parce que``: each French word's only source is *b
 word has exactly one sure link, and one link per French word, what the argmax of an attention row draws,
 can match the sure links exactly: the true alignment scores an alignment error rate of 0.
 
->>> from attnbook.nmt.grammar import ToyGrammar, generate_pairs, make_splits
+>>> from attnbook.nmt.grammar import (
+...     ToyGrammar,
+...     generate_pairs,
+...     make_splits,
+... )
 >>> splits = make_splits(3, 1, 1, seed=0, max_src_len=8)
 >>> len(splits.train), len(splits.val), len(splits.test)
 (3, 1, 1)
 >>> pair = splits.train[0]
->>> len(pair.alignment) == len(pair.target) == len(pair.categories) == len(pair.sure)
+>>> len(pair.alignment) == len(pair.target) == len(pair.categories) == len(
+...     pair.sure
+... )
 True
->>> pair = generate_pairs(1, seed=0, grammar=ToyGrammar(p_negation=1.0, clause_weights=(1, 0, 0)))[0]
+>>> pair = generate_pairs(
+...     1,
+...     seed=0,
+...     grammar=ToyGrammar(p_negation=1.0, clause_weights=(1, 0, 0)),
+... )[0]
 >>> pas = pair.target.index("pas")
->>> [pair.source[j] for j in pair.alignment[pas]], [pair.source[j] for j in pair.sure[pas]]
+>>> (
+...     [pair.source[j] for j in pair.alignment[pas]],
+...     [pair.source[j] for j in pair.sure[pas]],
+... )
 (['do', 'not'], ['not'])
 """
 
@@ -94,26 +107,92 @@ class _Verb:
 _NOUNS = (
     _Noun("cat", "cats", "chat", "chats", feminine=False, animate=True),
     _Noun("dog", "dogs", "chien", "chiens", feminine=False, animate=True),
-    _Noun("horse", "horses", "cheval", "chevaux", feminine=False, animate=True),
-    _Noun("duck", "ducks", "canard", "canards", feminine=False, animate=True),
-    _Noun("boy", "boys", "garçon", "garçons", feminine=False, animate=True, human=True),
-    _Noun("girl", "girls", "fille", "filles", feminine=True, animate=True, human=True),
-    _Noun("woman", "women", "femme", "femmes", feminine=True, animate=True, human=True),
-    _Noun("mouse", "mice", "souris", "souris", feminine=True, animate=True),
+    _Noun(
+        "horse",
+        "horses",
+        "cheval",
+        "chevaux",
+        feminine=False,
+        animate=True,
+    ),
+    _Noun(
+        "duck", "ducks", "canard", "canards", feminine=False, animate=True
+    ),
+    _Noun(
+        "boy",
+        "boys",
+        "garçon",
+        "garçons",
+        feminine=False,
+        animate=True,
+        human=True,
+    ),
+    _Noun(
+        "girl",
+        "girls",
+        "fille",
+        "filles",
+        feminine=True,
+        animate=True,
+        human=True,
+    ),
+    _Noun(
+        "woman",
+        "women",
+        "femme",
+        "femmes",
+        feminine=True,
+        animate=True,
+        human=True,
+    ),
+    _Noun(
+        "mouse", "mice", "souris", "souris", feminine=True, animate=True
+    ),
     _Noun("cow", "cows", "vache", "vaches", feminine=True, animate=True),
-    _Noun("book", "books", "livre", "livres", feminine=False, animate=False),
-    _Noun("cake", "cakes", "gâteau", "gâteaux", feminine=False, animate=False),
-    _Noun("garden", "gardens", "jardin", "jardins", feminine=False, animate=False),
-    _Noun("car", "cars", "voiture", "voitures", feminine=True, animate=False),
-    _Noun("house", "houses", "maison", "maisons", feminine=True, animate=False),
-    _Noun("ball", "balls", "balle", "balles", feminine=True, animate=False),
-    _Noun("letter", "letters", "lettre", "lettres", feminine=True, animate=False),
+    _Noun(
+        "book", "books", "livre", "livres", feminine=False, animate=False
+    ),
+    _Noun(
+        "cake", "cakes", "gâteau", "gâteaux", feminine=False, animate=False
+    ),
+    _Noun(
+        "garden",
+        "gardens",
+        "jardin",
+        "jardins",
+        feminine=False,
+        animate=False,
+    ),
+    _Noun(
+        "car", "cars", "voiture", "voitures", feminine=True, animate=False
+    ),
+    _Noun(
+        "house",
+        "houses",
+        "maison",
+        "maisons",
+        feminine=True,
+        animate=False,
+    ),
+    _Noun(
+        "ball", "balls", "balle", "balles", feminine=True, animate=False
+    ),
+    _Noun(
+        "letter",
+        "letters",
+        "lettre",
+        "lettres",
+        feminine=True,
+        animate=False,
+    ),
 )
 
 _ADJECTIVES_BEFORE = (  # the few French adjectives that precede the noun
     _Adjective("small", ("petit", "petite", "petits", "petites")),
     _Adjective("big", ("grand", "grande", "grands", "grandes")),
-    _Adjective("young", ("jeune", "jeune", "jeunes", "jeunes"), animate_only=True),
+    _Adjective(
+        "young", ("jeune", "jeune", "jeunes", "jeunes"), animate_only=True
+    ),
     _Adjective("old", ("vieux", "vieille", "vieux", "vieilles")),
     _Adjective("good", ("bon", "bonne", "bons", "bonnes")),
     _Adjective("pretty", ("joli", "jolie", "jolis", "jolies")),
@@ -125,9 +204,21 @@ _ADJECTIVES_AFTER = (  # most French adjectives follow the noun
     _Adjective("red", ("rouge", "rouge", "rouges", "rouges")),
     _Adjective("green", ("vert", "verte", "verts", "vertes")),
     _Adjective("heavy", ("lourd", "lourde", "lourds", "lourdes")),
-    _Adjective("happy", ("heureux", "heureuse", "heureux", "heureuses"), animate_only=True),
-    _Adjective("tired", ("fatigué", "fatiguée", "fatigués", "fatiguées"), animate_only=True),
-    _Adjective("clever", ("intelligent", "intelligente", "intelligents", "intelligentes"), animate_only=True),
+    _Adjective(
+        "happy",
+        ("heureux", "heureuse", "heureux", "heureuses"),
+        animate_only=True,
+    ),
+    _Adjective(
+        "tired",
+        ("fatigué", "fatiguée", "fatigués", "fatiguées"),
+        animate_only=True,
+    ),
+    _Adjective(
+        "clever",
+        ("intelligent", "intelligente", "intelligents", "intelligentes"),
+        animate_only=True,
+    ),
 )
 
 _TRANSITIVE = (
@@ -151,10 +242,18 @@ _INTRANSITIVE = (
 )
 
 _CONJUNCTIONS = (("and",), ("but",), ("because",), ("while",))
-_CONJUNCTION_FR = {"and": ("et",), "but": ("mais",), "because": ("parce", "que"), "while": ("pendant", "que")}
+_CONJUNCTION_FR = {
+    "and": ("et",),
+    "but": ("mais",),
+    "because": ("parce", "que"),
+    "while": ("pendant", "que"),
+}
 
 _VOWELS = tuple("aeiouhéèêâàîôû")
-_ELISIONS = {"ne": "n'", "que": "qu'"}  # French drops the vowel before a word that starts with one
+_ELISIONS = {
+    "ne": "n'",
+    "que": "qu'",
+}  # French drops the vowel before a word that starts with one
 
 
 def grammar_lexicon() -> dict[str, Any]:
@@ -171,11 +270,18 @@ def grammar_lexicon() -> dict[str, Any]:
     """
     return {
         "nouns": [asdict(noun) for noun in _NOUNS],
-        "adjectives_before": [asdict(adjective) for adjective in _ADJECTIVES_BEFORE],
-        "adjectives_after": [asdict(adjective) for adjective in _ADJECTIVES_AFTER],
+        "adjectives_before": [
+            asdict(adjective) for adjective in _ADJECTIVES_BEFORE
+        ],
+        "adjectives_after": [
+            asdict(adjective) for adjective in _ADJECTIVES_AFTER
+        ],
         "transitive": [asdict(verb) for verb in _TRANSITIVE],
         "intransitive": [asdict(verb) for verb in _INTRANSITIVE],
-        "conjunctions": {words[0]: list(_CONJUNCTION_FR[words[0]]) for words in _CONJUNCTIONS},
+        "conjunctions": {
+            words[0]: list(_CONJUNCTION_FR[words[0]])
+            for words in _CONJUNCTIONS
+        },
         "vowels": "".join(_VOWELS),
         "elisions": dict(_ELISIONS),
     }
@@ -197,12 +303,22 @@ class _SentenceBuilder:
         return tuple(range(start, len(self.source)))
 
     def fr(
-        self, token: str, aligned: tuple[int, ...], category: str, sure: tuple[int, ...] | None = None
+        self,
+        token: str,
+        aligned: tuple[int, ...],
+        category: str,
+        sure: tuple[int, ...] | None = None,
     ) -> None:
         """Add a French token linked to the English positions ``aligned``, of which ``sure`` are sure
         links (``None``: all of them) and the rest only possible."""
-        if self.target and self.target[-1] in _ELISIONS and token.startswith(_VOWELS):
-            self.target[-1] = _ELISIONS[self.target[-1]]  # "que un" -> "qu' un": same links, same category
+        if (
+            self.target
+            and self.target[-1] in _ELISIONS
+            and token.startswith(_VOWELS)
+        ):
+            self.target[-1] = _ELISIONS[
+                self.target[-1]
+            ]  # "que un" -> "qu' un": same links, same category
         self.target.append(token)
         self.alignment.append(aligned)
         self.sure.append(aligned if sure is None else sure)
@@ -236,8 +352,13 @@ class ToyGrammar:
         clause_weights: relative frequencies of sentences with one, two and three clauses.
 
     >>> import random
-    >>> pair = ToyGrammar(p_negation=1.0, clause_weights=(1.0, 0.0, 0.0)).sample(random.Random(0))
-    >>> "ne" in pair.target or "n'" in pair.target, "pas" in pair.target  # every verb negated
+    >>> pair = ToyGrammar(
+    ...     p_negation=1.0, clause_weights=(1.0, 0.0, 0.0)
+    ... ).sample(random.Random(0))
+    >>> (
+    ...     "ne" in pair.target or "n'" in pair.target,
+    ...     "pas" in pair.target,
+    ... )  # every verb negated
     (True, True)
     """
 
@@ -261,10 +382,19 @@ class ToyGrammar:
             self._clause(builder, rng)
         return builder.pair()
 
-    def _clause(self, builder: _SentenceBuilder, rng: random.Random) -> None:
+    def _clause(
+        self, builder: _SentenceBuilder, rng: random.Random
+    ) -> None:
         noun = rng.choice([n for n in _NOUNS if n.animate])
         plural = rng.random() < 0.4
-        self._noun_phrase(builder, rng, noun, plural, definite_only=False, allow_relative=True)
+        self._noun_phrase(
+            builder,
+            rng,
+            noun,
+            plural,
+            definite_only=False,
+            allow_relative=True,
+        )
         self._verb_phrase(builder, rng, plural, allow_relative=True)
 
     def _noun_phrase(
@@ -279,17 +409,36 @@ class ToyGrammar:
     ) -> None:
         before = after = None
         if rng.random() < self.p_adjective_before:
-            before = rng.choice([a for a in _ADJECTIVES_BEFORE if noun.animate or not a.animate_only])
+            before = rng.choice(
+                [
+                    a
+                    for a in _ADJECTIVES_BEFORE
+                    if noun.animate or not a.animate_only
+                ]
+            )
         if rng.random() < self.p_adjective_after:
-            after = rng.choice([a for a in _ADJECTIVES_AFTER if noun.animate or not a.animate_only])
+            after = rng.choice(
+                [
+                    a
+                    for a in _ADJECTIVES_AFTER
+                    if noun.animate or not a.animate_only
+                ]
+            )
         definite = definite_only or rng.random() < 0.6
         if not definite and plural and before is not None:
             definite = True  # French writes "de petits chats", not "des petits chats": avoid that case
         # English: article, adjectives (size before colour), noun. French: article, [adj.], noun, [adj.].
         if definite:
-            en_article, fr_article = "the", ("les" if plural else "la" if noun.feminine else "le")
+            en_article, fr_article = (
+                "the",
+                ("les" if plural else "la" if noun.feminine else "le"),
+            )
         else:
-            en_article, fr_article = ("some", "des") if plural else ("a", "une" if noun.feminine else "un")
+            en_article, fr_article = (
+                ("some", "des")
+                if plural
+                else ("a", "une" if noun.feminine else "un")
+            )
         article_pos = builder.en(en_article)
         before_pos = builder.en(before.en) if before else ()
         after_pos = builder.en(after.en) if after else ()
@@ -301,12 +450,25 @@ class ToyGrammar:
         builder.fr(noun.fr_plural if plural else noun.fr, noun_pos, "noun")
         if after:
             builder.fr(after.forms[form], after_pos, "adjective_after")
-        if allow_relative and noun.animate and rng.random() < self.p_relative:
-            builder.fr("qui", builder.en("who" if noun.human else "that"), "relative")
+        if (
+            allow_relative
+            and noun.animate
+            and rng.random() < self.p_relative
+        ):
+            builder.fr(
+                "qui",
+                builder.en("who" if noun.human else "that"),
+                "relative",
+            )
             self._verb_phrase(builder, rng, plural, allow_relative=False)
 
     def _verb_phrase(
-        self, builder: _SentenceBuilder, rng: random.Random, plural: bool, *, allow_relative: bool
+        self,
+        builder: _SentenceBuilder,
+        rng: random.Random,
+        plural: bool,
+        *,
+        allow_relative: bool,
     ) -> None:
         transitive = rng.random() < self.p_transitive
         verb = rng.choice(_TRANSITIVE if transitive else _INTRANSITIVE)
@@ -316,7 +478,9 @@ class ToyGrammar:
         if rng.random() < self.p_negation:
             negation_pos = builder.en("do" if plural else "does", "not")
             verb_pos = builder.en(*verb.en_base)
-            builder.fr("ne", negation_pos, "negation", negation_pos[1:])  # "n'" before a vowel
+            builder.fr(
+                "ne", negation_pos, "negation", negation_pos[1:]
+            )  # "n'" before a vowel
             builder.fr(fr_verb, verb_pos, "verb", verb_pos[:1])
             builder.fr("pas", negation_pos, "negation", negation_pos[1:])
             definite_only = True  # after a negation French turns "un"/"des" into "de": avoid that case
@@ -363,13 +527,18 @@ def generate_pairs(
             ``n`` distinct sentences within the bounds.
 
     >>> pairs = generate_pairs(50, seed=1, max_src_len=10)
-    >>> len({p.source for p in pairs}), max(len(p.source) for p in pairs) <= 10
+    >>> (
+    ...     len({p.source for p in pairs}),
+    ...     max(len(p.source) for p in pairs) <= 10,
+    ... )
     (50, True)
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
     if not 1 <= min_src_len <= max_src_len:
-        raise ValueError(f"need 1 <= min_src_len <= max_src_len, got {min_src_len} and {max_src_len}")
+        raise ValueError(
+            f"need 1 <= min_src_len <= max_src_len, got {min_src_len} and {max_src_len}"
+        )
     grammar = grammar or ToyGrammar()
     rng = random.Random(seed)
     pairs: list[SentencePair] = []
@@ -421,7 +590,14 @@ def make_splits(
     Returns:
         A :class:`DataSplits`; an English sentence appears in at most one split.
     """
-    pairs = generate_pairs(n_train + n_val + n_test, seed=seed, max_src_len=max_src_len, grammar=grammar)
+    pairs = generate_pairs(
+        n_train + n_val + n_test,
+        seed=seed,
+        max_src_len=max_src_len,
+        grammar=grammar,
+    )
     return DataSplits(
-        train=pairs[:n_train], val=pairs[n_train : n_train + n_val], test=pairs[n_train + n_val :]
+        train=pairs[:n_train],
+        val=pairs[n_train : n_train + n_val],
+        test=pairs[n_train + n_val :],
     )

@@ -6,7 +6,10 @@ text against several references per sentence and says what each BLEU is (sacreBL
 
 >>> from attnbook.nmt.data import SentencePair
 >>> from attnbook.nmt.metrics import score_translations
->>> pairs = [SentencePair(("the", "cat"), ("le", "chat")), SentencePair(("a", "dog"), ("un", "chien"))]
+>>> pairs = [
+...     SentencePair(("the", "cat"), ("le", "chat")),
+...     SentencePair(("a", "dog"), ("un", "chien")),
+... ]
 >>> metrics = score_translations([["le", "chat"], ["un", "chat"]], pairs)
 >>> metrics.exact_match, metrics.token_accuracy, metrics.count_by_length
 (0.5, 0.75, {'1-8': 2})
@@ -63,25 +66,47 @@ def score_translations(
         ValueError: the numbers of translations and pairs differ, or there are none.
     """
     if len(hypotheses) != len(pairs):
-        raise ValueError(f"got {len(hypotheses)} hypotheses for {len(pairs)} pairs")
+        raise ValueError(
+            f"got {len(hypotheses)} hypotheses for {len(pairs)} pairs"
+        )
     if not pairs:
         raise ValueError("cannot score no translations")
     import sacrebleu  # imported here: `import attnbook` stays light
 
     references = [list(p.target) for p in pairs]
-    exact = [list(h) == r for h, r in zip(hypotheses, references, strict=True)]
+    exact = [
+        list(h) == r for h, r in zip(hypotheses, references, strict=True)
+    ]
     by_length: dict[str, list[int]] = defaultdict(list)
     for k, pair in enumerate(pairs):
         by_length[length_bucket(len(pair.source))].append(k)
-    buckets = sorted(by_length, key=lambda name: int(name.split("-")[0].rstrip("+")))
+    buckets = sorted(
+        by_length, key=lambda name: int(name.split("-")[0].rstrip("+"))
+    )
 
     def token_accuracy(indices: Sequence[int]) -> float:
-        right = sum(sum(a == b for a, b in zip(hypotheses[k], references[k], strict=False)) for k in indices)
-        return right / max(sum(max(len(hypotheses[k]), len(references[k])) for k in indices), 1)
+        right = sum(
+            sum(
+                a == b
+                for a, b in zip(hypotheses[k], references[k], strict=False)
+            )
+            for k in indices
+        )
+        return right / max(
+            sum(
+                max(len(hypotheses[k]), len(references[k]))
+                for k in indices
+            ),
+            1,
+        )
 
-    def bleu(indices: Sequence[int], metric: Any = sacrebleu.corpus_bleu) -> float:
+    def bleu(
+        indices: Sequence[int], metric: Any = sacrebleu.corpus_bleu
+    ) -> float:
         joined = [" ".join(hypotheses[k]) for k in indices]
-        return metric(joined, [[" ".join(references[k]) for k in indices]]).score
+        return metric(
+            joined, [[" ".join(references[k]) for k in indices]]
+        ).score
 
     everything = range(len(pairs))
     return TranslationMetrics(
@@ -89,9 +114,14 @@ def score_translations(
         token_accuracy=token_accuracy(everything),
         bleu=bleu(everything),
         chrf=bleu(everything, sacrebleu.corpus_chrf),
-        exact_match_by_length={b: sum(exact[k] for k in by_length[b]) / len(by_length[b]) for b in buckets},
+        exact_match_by_length={
+            b: sum(exact[k] for k in by_length[b]) / len(by_length[b])
+            for b in buckets
+        },
         count_by_length={b: len(by_length[b]) for b in buckets},
-        token_accuracy_by_length={b: token_accuracy(by_length[b]) for b in buckets},
+        token_accuracy_by_length={
+            b: token_accuracy(by_length[b]) for b in buckets
+        },
         bleu_by_length={b: bleu(by_length[b]) for b in buckets},
     )
 
@@ -101,7 +131,10 @@ def _is_cased(texts: Sequence[str]) -> bool:
 
 
 def score_texts(
-    hypotheses: Sequence[str], references: Sequence[Sequence[str]], *, lowercase: bool = False
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    lowercase: bool = False,
 ) -> dict[str, Any]:
     """Corpus BLEU and chrF of detokenised translations, each scored against all its references.
 
@@ -128,27 +161,46 @@ def score_texts(
     Raises:
         ValueError: the two lists differ in length, they are empty, or a sentence has no reference.
 
-    >>> scores = score_texts(["J'ai froid.", "Il pleut."], [["J'ai froid.", "Je suis gelé."], ["Il pleut !"]])
+    >>> scores = score_texts(
+    ...     ["J'ai froid.", "Il pleut."],
+    ...     [["J'ai froid.", "Je suis gelé."], ["Il pleut !"]],
+    ... )
     >>> round(scores["chrf"], 1), scores["cased"], scores["n_references"]
     (91.7, True, 2)
     >>> scores["bleu_signature"].split("|")[:2]
     ['nrefs:var', 'case:mixed']
     """
     if len(hypotheses) != len(references):
-        raise ValueError(f"got {len(hypotheses)} hypotheses for {len(references)} sentences")
+        raise ValueError(
+            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+        )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
     if any(len(r) == 0 for r in references):
-        raise ValueError("every sentence needs at least one reference translation")
-    from sacrebleu.metrics import BLEU, CHRF  # imported here: `import attnbook` stays light
+        raise ValueError(
+            "every sentence needs at least one reference translation"
+        )
+    from sacrebleu.metrics import (
+        BLEU,
+        CHRF,
+    )  # imported here: `import attnbook` stays light
 
     depth = max(len(r) for r in references)
     # sacrebleu takes one stream per reference position; None where a sentence has fewer references
-    streams = [[r[k] if k < len(r) else None for r in references] for k in range(depth)]
+    streams = [
+        [r[k] if k < len(r) else None for r in references]
+        for k in range(depth)
+    ]
     hypotheses = list(hypotheses)
-    bleu, bleu_single, chrf = BLEU(lowercase=lowercase), BLEU(lowercase=lowercase), CHRF(lowercase=lowercase)
+    bleu, bleu_single, chrf = (
+        BLEU(lowercase=lowercase),
+        BLEU(lowercase=lowercase),
+        CHRF(lowercase=lowercase),
+    )
     multi = bleu.corpus_score(hypotheses, streams)
-    single = bleu_single.corpus_score(hypotheses, [[r[0] for r in references]])
+    single = bleu_single.corpus_score(
+        hypotheses, [[r[0] for r in references]]
+    )
     char = chrf.corpus_score(hypotheses, streams)
     return {
         "bleu": multi.score,
@@ -157,7 +209,8 @@ def score_texts(
         "bleu_signature": str(bleu.get_signature()),
         "bleu_single_signature": str(bleu_single.get_signature()),
         "chrf_signature": str(chrf.get_signature()),
-        "cased": not lowercase and _is_cased([r for refs in references for r in refs]),
+        "cased": not lowercase
+        and _is_cased([r for refs in references for r in refs]),
         "n_sentences": len(hypotheses),
         "n_references": depth,
     }

@@ -82,16 +82,26 @@ class TranslationModel(Protocol):
     def encode(self, src: Tensor, src_mask: Tensor) -> Any: ...
 
     def __call__(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        *,
+        parallel: bool = True,
     ) -> tuple[Tensor, Tensor | None]: ...
 
     # the parts of nn.Module that the translator and training use
-    def parameters(self, recurse: bool = True) -> Iterator[nn.Parameter]: ...
+    def parameters(
+        self, recurse: bool = True
+    ) -> Iterator[nn.Parameter]: ...
 
     def state_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
 
     def load_state_dict(
-        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+        self,
+        state_dict: Mapping[str, Any],
+        strict: bool = True,
+        assign: bool = False,
     ) -> Any: ...
 
     def train(self, mode: bool = True) -> Any: ...
@@ -101,7 +111,9 @@ class TranslationModel(Protocol):
     def to(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
-def decode_stepwise(decoder: StepDecoder, tgt_in: Tensor, memory: Any) -> tuple[Tensor, Tensor | None]:
+def decode_stepwise(
+    decoder: StepDecoder, tgt_in: Tensor, memory: Any
+) -> tuple[Tensor, Tensor | None]:
     """Teacher forcing one step at a time, through ``decoder.step``, as search decodes.
 
     Returns:
@@ -111,10 +123,14 @@ def decode_stepwise(decoder: StepDecoder, tgt_in: Tensor, memory: Any) -> tuple[
     state = decoder.init_state(memory)
     logits, weights = [], []
     for prev_tokens in tgt_in.unbind(dim=1):
-        step_logits, state, step_weights = decoder.step(prev_tokens, state, memory)
+        step_logits, state, step_weights = decoder.step(
+            prev_tokens, state, memory
+        )
         logits.append(step_logits)
         weights.append(step_weights)
-    stacked = torch.stack(weights, dim=1) if decoder.uses_attention else None
+    stacked = (
+        torch.stack(weights, dim=1) if decoder.uses_attention else None
+    )
     return torch.stack(logits, dim=1), stacked
 
 

@@ -11,7 +11,9 @@ target ids, whether ``<eos>`` ended it, the attention weights of every generated
 >>> from attnbook.nmt.search import beam_search, greedy_decode
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 >>> _ = torch.manual_seed(0)
->>> model = Seq2Seq(Seq2SeqConfig(10, 12, emb_dim=4, hidden_dim=6, attn_dim=5)).eval()
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(10, 12, emb_dim=4, hidden_dim=6, attn_dim=5)
+... ).eval()
 >>> src = torch.tensor([[4, 5, 2]])
 >>> (greedy,) = greedy_decode(model, src, src != 0, max_len=4)
 >>> (beam,) = beam_search(model, src, src != 0, beam_size=1, max_len=4)
@@ -55,7 +57,10 @@ def _default_max_len(src_mask: Tensor) -> int:
 
 @torch.no_grad()
 def greedy_decode(
-    model: TranslationModel, src: Tensor, src_mask: Tensor, max_len: int | None = None
+    model: TranslationModel,
+    src: Tensor,
+    src_mask: Tensor,
+    max_len: int | None = None,
 ) -> list[Hypothesis]:
     """Translate a batch by choosing the most probable token at every step.
 
@@ -71,12 +76,16 @@ def greedy_decode(
     memory = model.encode(src, src_mask)
     state = model.decoder.init_state(memory)
     batch = src.size(0)
-    tokens = torch.full((batch,), Vocab.sos_id, dtype=torch.long, device=src.device)
+    tokens = torch.full(
+        (batch,), Vocab.sos_id, dtype=torch.long, device=src.device
+    )
     finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
     scores = torch.zeros(batch, dtype=torch.float64, device=src.device)
     outputs, weights = [], []
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(tokens, state, memory)
+        logits, state, step_weights = model.decoder.step(
+            tokens, state, memory
+        )
         log_probs = torch.log_softmax(logits.double(), dim=-1)
         best, tokens = log_probs.max(dim=-1)
         scores += best.masked_fill(finished, 0.0)
@@ -87,19 +96,33 @@ def greedy_decode(
         if bool(finished.all()):
             break
     out_ids = torch.stack(outputs, dim=1).cpu()
-    out_weights = torch.stack(weights, dim=1).cpu() if model.decoder.uses_attention else None
+    out_weights = (
+        torch.stack(weights, dim=1).cpu()
+        if model.decoder.uses_attention
+        else None
+    )
     return _hypotheses(out_ids, out_weights, scores.cpu(), src_mask.cpu())
 
 
-def _hypotheses(ids: Tensor, weights: Tensor | None, scores: Tensor, src_mask: Tensor) -> list[Hypothesis]:
+def _hypotheses(
+    ids: Tensor, weights: Tensor | None, scores: Tensor, src_mask: Tensor
+) -> list[Hypothesis]:
     results = []
     for row in range(ids.size(0)):
         seq = ids[row].tolist()
         finished = Vocab.eos_id in seq
         length = seq.index(Vocab.eos_id) if finished else len(seq)
         src_len = int(src_mask[row].sum())
-        row_weights = None if weights is None else weights[row, : length + finished, :src_len].clone()
-        results.append(Hypothesis(seq[:length], finished, row_weights, float(scores[row])))
+        row_weights = (
+            None
+            if weights is None
+            else weights[row, : length + finished, :src_len].clone()
+        )
+        results.append(
+            Hypothesis(
+                seq[:length], finished, row_weights, float(scores[row])
+            )
+        )
     return results
 
 
@@ -133,39 +156,75 @@ def beam_search(
         raise ValueError(f"beam_size must be at least 1, got {beam_size}")
     max_len = max_len or _default_max_len(src_mask)
     batch, device = src.size(0), src.device
-    rows = torch.arange(batch, device=device).repeat_interleave(beam_size)  # sentence of each row
+    rows = torch.arange(batch, device=device).repeat_interleave(
+        beam_size
+    )  # sentence of each row
     memory = model.encode(src, src_mask).index_select(rows)
     state = model.decoder.init_state(memory)
-    scores = torch.full((batch, beam_size), float("-inf"), dtype=torch.float64, device=device)
-    scores[:, 0] = 0.0  # at first every beam holds the same <sos>: expand only one of them
+    scores = torch.full(
+        (batch, beam_size),
+        float("-inf"),
+        dtype=torch.float64,
+        device=device,
+    )
+    scores[:, 0] = (
+        0.0  # at first every beam holds the same <sos>: expand only one of them
+    )
     scores = scores.view(-1)
-    tokens = torch.full((batch * beam_size,), Vocab.sos_id, dtype=torch.long, device=device)
-    finished = torch.zeros(batch * beam_size, dtype=torch.bool, device=device)
-    history = torch.empty(batch * beam_size, 0, dtype=torch.long, device=device)
+    tokens = torch.full(
+        (batch * beam_size,), Vocab.sos_id, dtype=torch.long, device=device
+    )
+    finished = torch.zeros(
+        batch * beam_size, dtype=torch.bool, device=device
+    )
+    history = torch.empty(
+        batch * beam_size, 0, dtype=torch.long, device=device
+    )
     weight_history: Tensor | None = None
-    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(1)  # (batch, 1)
+    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(
+        1
+    )  # (batch, 1)
     for _ in range(max_len):
-        logits, state, step_weights = model.decoder.step(tokens, state, memory)
-        log_probs = torch.log_softmax(logits.double(), dim=-1)  # (rows, vocab), scores summed in float64
+        logits, state, step_weights = model.decoder.step(
+            tokens, state, memory
+        )
+        log_probs = torch.log_softmax(
+            logits.double(), dim=-1
+        )  # (rows, vocab), scores summed in float64
         # a finished beam may only continue with <pad>, at no cost, so its score stays frozen
         log_probs[finished] = float("-inf")
         log_probs[finished, Vocab.pad_id] = 0.0
         vocab = log_probs.size(-1)
-        candidates = (scores.unsqueeze(1) + log_probs).view(batch, beam_size * vocab)
-        top_scores, top = candidates.topk(beam_size, dim=1)  # (batch, beam)
-        parent = (offsets + top // vocab).view(-1)  # the row each new beam extends
+        candidates = (scores.unsqueeze(1) + log_probs).view(
+            batch, beam_size * vocab
+        )
+        top_scores, top = candidates.topk(
+            beam_size, dim=1
+        )  # (batch, beam)
+        parent = (offsets + top // vocab).view(
+            -1
+        )  # the row each new beam extends
         tokens = (top % vocab).view(-1)
         scores = top_scores.view(-1)
         state = state.index_select(0, parent)
-        history = torch.cat([history.index_select(0, parent), tokens.unsqueeze(1)], dim=1)
+        history = torch.cat(
+            [history.index_select(0, parent), tokens.unsqueeze(1)], dim=1
+        )
         if step_weights is not None:
-            step_weights = step_weights.index_select(0, parent).unsqueeze(1)
+            step_weights = step_weights.index_select(0, parent).unsqueeze(
+                1
+            )
             weight_history = (
                 step_weights
                 if weight_history is None
-                else torch.cat([weight_history.index_select(0, parent), step_weights], dim=1)
+                else torch.cat(
+                    [weight_history.index_select(0, parent), step_weights],
+                    dim=1,
+                )
             )
-        finished = finished.index_select(0, parent) | (tokens == Vocab.eos_id)
+        finished = finished.index_select(0, parent) | (
+            tokens == Vocab.eos_id
+        )
         if bool(finished.all()):
             break
     lengths = torch.where(
@@ -173,7 +232,18 @@ def beam_search(
         (history == Vocab.eos_id).float().argmax(dim=1) + 1,
         torch.full_like(scores, history.size(1), dtype=torch.long),
     ).float()
-    normalised = (scores / lengths.pow(length_penalty)).view(batch, beam_size)
+    normalised = (scores / lengths.pow(length_penalty)).view(
+        batch, beam_size
+    )
     best = offsets.squeeze(1) + normalised.argmax(dim=1)  # (batch,)
-    best_weights = None if weight_history is None else weight_history.index_select(0, best).cpu()
-    return _hypotheses(history.index_select(0, best).cpu(), best_weights, scores[best].cpu(), src_mask.cpu())
+    best_weights = (
+        None
+        if weight_history is None
+        else weight_history.index_select(0, best).cpu()
+    )
+    return _hypotheses(
+        history.index_select(0, best).cpu(),
+        best_weights,
+        scores[best].cpu(),
+        src_mask.cpu(),
+    )

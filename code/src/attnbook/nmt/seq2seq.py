@@ -20,10 +20,23 @@ boolean with **True = a real token that may be attended to**. Decoding (greedy a
 
 >>> import torch
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
->>> model = Seq2Seq(Seq2SeqConfig(src_vocab_size=10, tgt_vocab_size=12, emb_dim=4, hidden_dim=6, attn_dim=5))
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(
+...         src_vocab_size=10,
+...         tgt_vocab_size=12,
+...         emb_dim=4,
+...         hidden_dim=6,
+...         attn_dim=5,
+...     )
+... )
 >>> src = torch.tensor([[4, 5, 2]])  # x_1 x_2 <eos>
->>> logits, weights = model(src, src != 0, tgt_in=torch.tensor([[1, 7]]))  # <sos> y_1
->>> tuple(logits.shape), tuple(weights.shape)  # (batch, tgt_len, tgt_vocab), (batch, tgt_len, src_len)
+>>> logits, weights = model(
+...     src, src != 0, tgt_in=torch.tensor([[1, 7]])
+... )  # <sos> y_1
+>>> (
+...     tuple(logits.shape),
+...     tuple(weights.shape),
+... )  # (batch, tgt_len, tgt_vocab), (batch, tgt_len, src_len)
 ((1, 2, 12), (1, 2, 3))
 """
 
@@ -71,10 +84,17 @@ def check_model_choices(
     ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
     """
     if attention not in ATTENTION_KINDS:
-        raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {attention!r}")
+        raise ValueError(
+            f"attention must be one of {ATTENTION_KINDS}, got {attention!r}"
+        )
     if luong_score not in LUONG_SCORES:
-        raise ValueError(f"luong_score must be one of {LUONG_SCORES}, got {luong_score!r}")
-    for name, wanted in (("input_feeding", input_feeding), ("local_p", local_p)):
+        raise ValueError(
+            f"luong_score must be one of {LUONG_SCORES}, got {luong_score!r}"
+        )
+    for name, wanted in (
+        ("input_feeding", input_feeding),
+        ("local_p", local_p),
+    ):
         if wanted and attention != "luong":
             raise ValueError(
                 f"{name}=True belongs to Luong's decoder, but attention={attention!r}: use attention='luong' "
@@ -111,15 +131,21 @@ class ModelConfig:
     Raises:
         ValueError: a size below 1, or an impossible combination (see :func:`check_model_choices`).
 
-    >>> ModelConfig(attention="luong", luong_score="concat").sized(10, 12, max_src_len=8).luong_score
+    >>> ModelConfig(attention="luong", luong_score="concat").sized(
+    ...     10, 12, max_src_len=8
+    ... ).luong_score
     'concat'
     """
 
-    attention: str = field(default="bahdanau", metadata={"choices": ATTENTION_KINDS})
+    attention: str = field(
+        default="bahdanau", metadata={"choices": ATTENTION_KINDS}
+    )
     emb_dim: int = field(default=64, metadata={"minimum": 1})
     hidden_dim: int = field(default=128, metadata={"minimum": 1})
     attn_dim: int = field(default=64, metadata={"minimum": 1})
-    luong_score: str = field(default="general", metadata={"choices": LUONG_SCORES})
+    luong_score: str = field(
+        default="general", metadata={"choices": LUONG_SCORES}
+    )
     input_feeding: bool = False
     local_p: bool = False
     local_window: int = field(default=4, metadata={"minimum": 1})
@@ -134,10 +160,24 @@ class ModelConfig:
             local_p=self.local_p,
         )
 
-    def sized(self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int | None) -> Seq2SeqConfig:
+    def sized(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        *,
+        max_src_len: int | None,
+    ) -> Seq2SeqConfig:
         """The full configuration of a model of these choices for these vocabularies."""
-        choices = {item.name: getattr(self, item.name) for item in fields(ModelConfig)}
-        return Seq2SeqConfig(src_vocab_size, tgt_vocab_size, max_src_len=max_src_len, **choices)
+        choices = {
+            item.name: getattr(self, item.name)
+            for item in fields(ModelConfig)
+        }
+        return Seq2SeqConfig(
+            src_vocab_size,
+            tgt_vocab_size,
+            max_src_len=max_src_len,
+            **choices,
+        )
 
 
 @dataclass(frozen=True)
@@ -157,11 +197,17 @@ class Seq2SeqConfig(ModelConfig):
 
     src_vocab_size: int = field(metadata={"minimum": 1})
     tgt_vocab_size: int = field(metadata={"minimum": 1})
-    max_src_len: int | None = field(default=25, kw_only=True, metadata={"minimum": 1})
+    max_src_len: int | None = field(
+        default=25, kw_only=True, metadata={"minimum": 1}
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.attention == "luong" and self.luong_score == "location" and self.max_src_len is None:
+        if (
+            self.attention == "luong"
+            and self.luong_score == "location"
+            and self.max_src_len is None
+        ):
             raise ValueError(
                 "luong_score='location' scores source positions, so it needs max_src_len: set max_src_len "
                 "to the longest source sentence"
@@ -192,7 +238,11 @@ class EncoderMemory:
 
     def index_select(self, index: Tensor) -> EncoderMemory:
         """The memory of the sentences ``index`` (repeats allowed: beam search copies each sentence)."""
-        keys = None if self.projected_keys is None else self.projected_keys.index_select(0, index)
+        keys = (
+            None
+            if self.projected_keys is None
+            else self.projected_keys.index_select(0, index)
+        )
         return EncoderMemory(
             self.states.index_select(0, index),
             self.mask.index_select(0, index),
@@ -218,19 +268,35 @@ class Encoder(nn.Module):
           ``(batch, 2 * hidden_dim)``.
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int) -> None:
+    def __init__(
+        self, vocab_size: int, emb_dim: int, hidden_dim: int
+    ) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
-        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True, bidirectional=True)
+        self.embedding = nn.Embedding(
+            vocab_size, emb_dim, padding_idx=Vocab.pad_id
+        )
+        self.rnn = nn.GRU(
+            emb_dim, hidden_dim, batch_first=True, bidirectional=True
+        )
 
-    def forward(self, src: Tensor, src_mask: Tensor) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, src: Tensor, src_mask: Tensor
+    ) -> tuple[Tensor, Tensor]:
         lengths = src_mask.sum(dim=1)
         if bool((lengths == 0).any()):
-            raise ValueError("every source sentence needs at least one token: a row of src_mask is all False")
+            raise ValueError(
+                "every source sentence needs at least one token: a row of src_mask is all False"
+            )
         embedded = self.embedding(src)  # (batch, src_len, emb_dim)
-        packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        packed_states, last = self.rnn(packed)  # last: (2, batch, hidden_dim), forward then backward
-        states, _ = pad_packed_sequence(packed_states, batch_first=True, total_length=src.size(1))
+        packed = pack_padded_sequence(
+            embedded, lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
+        packed_states, last = self.rnn(
+            packed
+        )  # last: (2, batch, hidden_dim), forward then backward
+        states, _ = pad_packed_sequence(
+            packed_states, batch_first=True, total_length=src.size(1)
+        )
         summary = torch.cat([last[0], last[1]], dim=-1)  # (batch, enc_dim)
         return states, summary
 
@@ -240,9 +306,13 @@ class _Decoder(nn.Module):
 
     uses_attention = True
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int) -> None:
+    def __init__(
+        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int
+    ) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=Vocab.pad_id)
+        self.embedding = nn.Embedding(
+            vocab_size, emb_dim, padding_idx=Vocab.pad_id
+        )
         self.bridge = nn.Linear(enc_dim, hidden_dim)  # s_0 = tanh(W_s c)
 
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
@@ -259,7 +329,9 @@ class _Decoder(nn.Module):
         """One decoding step: ``(logits (batch, vocab), new state (batch, dec_dim), weights or None)``."""
         raise NotImplementedError
 
-    def forward_stepwise(self, tgt_in: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor | None]:
+    def forward_stepwise(
+        self, tgt_in: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor | None]:
         """Teacher forcing one step at a time: ``logits (batch, tgt_len, vocab)``, weights or ``None``."""
         return decode_stepwise(self, tgt_in, memory)
 
@@ -284,27 +356,48 @@ class BahdanauDecoder(_Decoder):
         - step returns logits ``(batch, vocab)``, the new state and weights ``(batch, src_len)``.
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int, attn_dim: int) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        enc_dim: int,
+        attn_dim: int,
+    ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
-        self.attention = BahdanauAttention(query_dim=hidden_dim, key_dim=enc_dim, attn_dim=attn_dim)
+        self.attention = BahdanauAttention(
+            query_dim=hidden_dim, key_dim=enc_dim, attn_dim=attn_dim
+        )
         self.rnn = nn.GRUCell(emb_dim + enc_dim, hidden_dim)
         self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
 
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
-        return replace(memory, projected_keys=self.attention.project_keys(memory.states))
+        return replace(
+            memory,
+            projected_keys=self.attention.project_keys(memory.states),
+        )
 
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
         embedded = self.embedding(prev_tokens)  # (batch, emb_dim)
-        context, weights = self.attention(  # query: the previous state s_{i-1}
-            state, memory.states, mask=memory.mask, projected_keys=memory.projected_keys
+        context, weights = (
+            self.attention(  # query: the previous state s_{i-1}
+                state,
+                memory.states,
+                mask=memory.mask,
+                projected_keys=memory.projected_keys,
+            )
         )
-        state = self.rnn(torch.cat([embedded, context], dim=-1), state)  # s_i
+        state = self.rnn(
+            torch.cat([embedded, context], dim=-1), state
+        )  # s_i
         logits = self.out(torch.cat([state, context, embedded], dim=-1))
         return logits, state, weights
 
-    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True
+    ) -> tuple[Tensor, Tensor]:
         """Teacher forcing over ``tgt_in`` ``(batch, tgt_len)``: logits and weights ``(batch, tgt_len, src_len)``.
 
         The recurrence runs step by step, whatever ``parallel`` asks; the embedding and the output layer,
@@ -313,15 +406,25 @@ class BahdanauDecoder(_Decoder):
         embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
         state = self.init_state(memory)
         states, contexts, weights = [], [], []
-        for step_embedded in embedded.unbind(dim=1):  # unbind, not slicing: a cheaper backward
+        for step_embedded in embedded.unbind(
+            dim=1
+        ):  # unbind, not slicing: a cheaper backward
             context, step_weights = self.attention(
-                state, memory.states, mask=memory.mask, projected_keys=memory.projected_keys
+                state,
+                memory.states,
+                mask=memory.mask,
+                projected_keys=memory.projected_keys,
             )
-            state = self.rnn(torch.cat([step_embedded, context], dim=-1), state)
+            state = self.rnn(
+                torch.cat([step_embedded, context], dim=-1), state
+            )
             states.append(state)
             contexts.append(context)
             weights.append(step_weights)
-        features = torch.cat([torch.stack(states, 1), torch.stack(contexts, 1), embedded], dim=-1)
+        features = torch.cat(
+            [torch.stack(states, 1), torch.stack(contexts, 1), embedded],
+            dim=-1,
+        )
         return self.out(features), torch.stack(weights, dim=1)
 
 
@@ -366,7 +469,9 @@ class LuongDecoder(_Decoder):
         - forward: tgt_in ``(batch, tgt_len)`` -> logits ``(batch, tgt_len, vocab)``, weights
           ``(batch, tgt_len, src_len)``.
 
-    >>> decoder = LuongDecoder(12, emb_dim=4, hidden_dim=6, enc_dim=12, input_feeding=True)
+    >>> decoder = LuongDecoder(
+    ...     12, emb_dim=4, hidden_dim=6, enc_dim=12, input_feeding=True
+    ... )
     >>> decoder.rnn.input_size  # emb_dim + dec_dim: the previous attentional state joins the input
     10
     """
@@ -384,76 +489,137 @@ class LuongDecoder(_Decoder):
         local_window: int | None = None,
     ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
-        longest = None if max_src_len is None else max_src_len + 1  # + 1: the source <eos>
+        longest = (
+            None if max_src_len is None else max_src_len + 1
+        )  # + 1: the source <eos>
         if local_window is None:
-            self.attention: LuongAttention | LocalPAttention = LuongAttention(
-                query_dim=hidden_dim, key_dim=enc_dim, score=score, max_src_len=longest
+            self.attention: LuongAttention | LocalPAttention = (
+                LuongAttention(
+                    query_dim=hidden_dim,
+                    key_dim=enc_dim,
+                    score=score,
+                    max_src_len=longest,
+                )
             )
         else:
             self.attention = LocalPAttention(
-                hidden_dim, enc_dim, score=score, window=local_window, max_src_len=longest
+                hidden_dim,
+                enc_dim,
+                score=score,
+                window=local_window,
+                max_src_len=longest,
             )
         # the keys' projection W_a h_j is computed once per sentence by the global general score only
         self.projects_keys = local_window is None and score == "general"
         self.input_feeding = input_feeding
         if input_feeding:
-            self.rnn: nn.GRU | nn.GRUCell = nn.GRUCell(emb_dim + hidden_dim, hidden_dim)  # [E y; s~_{i-1}]
+            self.rnn: nn.GRU | nn.GRUCell = nn.GRUCell(
+                emb_dim + hidden_dim, hidden_dim
+            )  # [E y; s~_{i-1}]
         else:
             self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
-        self.combine = nn.Linear(enc_dim + hidden_dim, hidden_dim, bias=False)  # W_c
+        self.combine = nn.Linear(
+            enc_dim + hidden_dim, hidden_dim, bias=False
+        )  # W_c
         self.out = nn.Linear(hidden_dim, vocab_size)
 
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
         """The general score's :math:`W_a h_j`, once per sentence (search and input feeding step)."""
         if self.projects_keys:
-            return replace(memory, projected_keys=self.attention.project_keys(memory.states))
+            return replace(
+                memory,
+                projected_keys=self.attention.project_keys(memory.states),
+            )
         return memory
 
     def init_state(self, memory: EncoderMemory) -> Tensor:
         """:math:`s_0`, and with input feeding :math:`[s_0; \\tilde s_0 = 0]`."""
         first = super().init_state(memory)
-        return torch.cat([first, torch.zeros_like(first)], dim=-1) if self.input_feeding else first
+        return (
+            torch.cat([first, torch.zeros_like(first)], dim=-1)
+            if self.input_feeding
+            else first
+        )
 
-    def attend(self, query: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor]:
+    def attend(
+        self, query: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor]:
         """Attend from the current state(s) over the source, with the keys' projection where prepared."""
         if memory.projected_keys is None:
             return self.attention(query, memory.states, mask=memory.mask)
-        return self.attention(query, memory.states, mask=memory.mask, projected_keys=memory.projected_keys)
+        return self.attention(
+            query,
+            memory.states,
+            mask=memory.mask,
+            projected_keys=memory.projected_keys,
+        )
 
-    def attentional_step(self, embedded: Tensor, state: Tensor, memory: EncoderMemory) -> tuple[Tensor, ...]:
+    def attentional_step(
+        self, embedded: Tensor, state: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, ...]:
         """One step from the embedded previous token: ``(attentional state s~_i, new state, weights)``."""
         if self.input_feeding:
             previous, fed = state.chunk(2, dim=-1)  # s_{i-1}, s~_{i-1}
-            current = self.rnn(torch.cat([embedded, fed], dim=-1), previous)  # s_i
+            current = self.rnn(
+                torch.cat([embedded, fed], dim=-1), previous
+            )  # s_i
         else:
-            current = self.rnn(embedded.unsqueeze(1), state.unsqueeze(0))[1].squeeze(0)  # s_i
-        context, weights = self.attend(current, memory)  # query: the current state
-        attentional = torch.tanh(self.combine(torch.cat([context, current], dim=-1)))  # s~_i
-        new_state = torch.cat([current, attentional], dim=-1) if self.input_feeding else current
+            current = self.rnn(embedded.unsqueeze(1), state.unsqueeze(0))[
+                1
+            ].squeeze(0)  # s_i
+        context, weights = self.attend(
+            current, memory
+        )  # query: the current state
+        attentional = torch.tanh(
+            self.combine(torch.cat([context, current], dim=-1))
+        )  # s~_i
+        new_state = (
+            torch.cat([current, attentional], dim=-1)
+            if self.input_feeding
+            else current
+        )
         return attentional, new_state, weights
 
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
-        attentional, state, weights = self.attentional_step(self.embedding(prev_tokens), state, memory)
+        attentional, state, weights = self.attentional_step(
+            self.embedding(prev_tokens), state, memory
+        )
         return self.out(attentional), state, weights
 
-    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True
+    ) -> tuple[Tensor, Tensor]:
         """Teacher forcing: logits ``(batch, tgt_len, vocab)`` and weights ``(batch, tgt_len, src_len)``."""
         if not parallel and not self.input_feeding:
             return self.forward_stepwise(tgt_in, memory)  # type: ignore[return-value]  (weights are never None)
-        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim), once for all steps
-        if self.input_feeding:  # each step needs the last one's attention: step by step
+        embedded = self.embedding(
+            tgt_in
+        )  # (batch, tgt_len, emb_dim), once for all steps
+        if (
+            self.input_feeding
+        ):  # each step needs the last one's attention: step by step
             state = self.init_state(memory)
             attentional_states, step_weights = [], []
             for step_embedded in embedded.unbind(dim=1):
-                attentional, state, weights = self.attentional_step(step_embedded, state, memory)
+                attentional, state, weights = self.attentional_step(
+                    step_embedded, state, memory
+                )
                 attentional_states.append(attentional)
                 step_weights.append(weights)
-            return self.out(torch.stack(attentional_states, dim=1)), torch.stack(step_weights, dim=1)
-        states, _ = self.rnn(embedded, self.init_state(memory).unsqueeze(0))  # s_1 ... s_T in one call
-        context, weights = self.attend(states, memory)  # every step at once
-        attentional = torch.tanh(self.combine(torch.cat([context, states], dim=-1)))
+            return self.out(
+                torch.stack(attentional_states, dim=1)
+            ), torch.stack(step_weights, dim=1)
+        states, _ = self.rnn(
+            embedded, self.init_state(memory).unsqueeze(0)
+        )  # s_1 ... s_T in one call
+        context, weights = self.attend(
+            states, memory
+        )  # every step at once
+        attentional = torch.tanh(
+            self.combine(torch.cat([context, states], dim=-1))
+        )
         return self.out(attentional), weights
 
 
@@ -467,24 +633,41 @@ class PlainDecoder(_Decoder):
 
     uses_attention = False
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int) -> None:
+    def __init__(
+        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int
+    ) -> None:
         super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
         self.rnn = nn.GRU(emb_dim + enc_dim, hidden_dim, batch_first=True)
         self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
 
-    def step(self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory) -> tuple[Tensor, Tensor, None]:
+    def step(
+        self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
+    ) -> tuple[Tensor, Tensor, None]:
         embedded = self.embedding(prev_tokens)
-        rnn_input = torch.cat([embedded, memory.final], dim=-1).unsqueeze(1)
+        rnn_input = torch.cat([embedded, memory.final], dim=-1).unsqueeze(
+            1
+        )
         _, state = self.rnn(rnn_input, state.unsqueeze(0))
         state = state.squeeze(0)
-        return self.out(torch.cat([state, memory.final, embedded], dim=-1)), state, None
+        return (
+            self.out(torch.cat([state, memory.final, embedded], dim=-1)),
+            state,
+            None,
+        )
 
-    def forward(self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True) -> tuple[Tensor, None]:
+    def forward(
+        self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True
+    ) -> tuple[Tensor, None]:
         """Teacher forcing in one GRU call (the summary is the same at every step; ``parallel`` changes nothing)."""
         embedded = self.embedding(tgt_in)
         summary = memory.final.unsqueeze(1).expand(-1, tgt_in.size(1), -1)
-        states, _ = self.rnn(torch.cat([embedded, summary], dim=-1), self.init_state(memory).unsqueeze(0))
-        return self.out(torch.cat([states, summary, embedded], dim=-1)), None
+        states, _ = self.rnn(
+            torch.cat([embedded, summary], dim=-1),
+            self.init_state(memory).unsqueeze(0),
+        )
+        return self.out(
+            torch.cat([states, summary, embedded], dim=-1)
+        ), None
 
 
 class Seq2Seq(nn.Module):
@@ -505,17 +688,28 @@ class Seq2Seq(nn.Module):
         super().__init__()
         self.config = config
         enc_dim = 2 * config.hidden_dim
-        self.encoder = Encoder(config.src_vocab_size, config.emb_dim, config.hidden_dim)
-        sizes = (config.tgt_vocab_size, config.emb_dim, config.hidden_dim, enc_dim)
+        self.encoder = Encoder(
+            config.src_vocab_size, config.emb_dim, config.hidden_dim
+        )
+        sizes = (
+            config.tgt_vocab_size,
+            config.emb_dim,
+            config.hidden_dim,
+            enc_dim,
+        )
         if config.attention == "bahdanau":
-            self.decoder: _Decoder = BahdanauDecoder(*sizes, attn_dim=config.attn_dim)
+            self.decoder: _Decoder = BahdanauDecoder(
+                *sizes, attn_dim=config.attn_dim
+            )
         elif config.attention == "luong":
             self.decoder = LuongDecoder(
                 *sizes,
                 score=config.luong_score,
                 max_src_len=config.max_src_len,
                 input_feeding=config.input_feeding,
-                local_window=config.local_window if config.local_p else None,
+                local_window=config.local_window
+                if config.local_p
+                else None,
             )
         else:
             self.decoder = PlainDecoder(*sizes)
@@ -527,10 +721,19 @@ class Seq2Seq(nn.Module):
     def encode(self, src: Tensor, src_mask: Tensor) -> EncoderMemory:
         """Run the encoder and prepare what every decoder step reuses."""
         states, summary = self.encoder(src, src_mask)
-        return self.decoder.prepare(EncoderMemory(states, src_mask, summary))
+        return self.decoder.prepare(
+            EncoderMemory(states, src_mask, summary)
+        )
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        *,
+        parallel: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
         """Teacher-forced logits and attention weights. ``parallel=False`` makes Luong's decoder step."""
-        return self.decoder(tgt_in, self.encode(src, src_mask), parallel=parallel)
+        return self.decoder(
+            tgt_in, self.encode(src, src_mask), parallel=parallel
+        )

@@ -22,11 +22,15 @@ sentence used (no sampling) it learns the same model from the same sentences eve
 tests pin. On the 15,400 training pairs of the shipped corpus it learns 2,000 pieces per language in a
 few seconds, so learning them is part of every run rather than a file to ship.
 
->>> subwords = learn_subwords(["the cat sat", "the cats sat", "a cat"] * 20, vocab_size=10)
+>>> subwords = learn_subwords(
+...     ["the cat sat", "the cats sat", "a cat"] * 20, vocab_size=10
+... )
 >>> pieces = subwords.encode("the cats sat")
 >>> subwords.decode(pieces)
 'the cats sat'
->>> subwords.word_index(pieces)[-1]  # the last piece belongs to the third word
+>>> subwords.word_index(pieces)[
+...     -1
+... ]  # the last piece belongs to the third word
 2
 """
 
@@ -62,7 +66,10 @@ class Subwords:
     def __post_init__(self) -> None:
         processor = spm.SentencePieceProcessor(model_proto=self.model)
         object.__setattr__(self, "_processor", processor)
-        pieces = tuple(processor.id_to_piece(i) for i in range(processor.get_piece_size()))
+        pieces = tuple(
+            processor.id_to_piece(i)
+            for i in range(processor.get_piece_size())
+        )
         object.__setattr__(self, "pieces", pieces)
 
     def __len__(self) -> int:
@@ -76,7 +83,12 @@ class Subwords:
         if not isinstance(text, str):
             text = " ".join(text)
         ids = self._processor.encode(text, out_type=int)
-        return [SUBWORD_UNK if i == self._processor.unk_id() else self.pieces[i] for i in ids]
+        return [
+            SUBWORD_UNK
+            if i == self._processor.unk_id()
+            else self.pieces[i]
+            for i in ids
+        ]
 
     def decode(self, pieces: Sequence[str]) -> str:
         """Join pieces back into text: each ``▁`` becomes a space between words.
@@ -110,7 +122,11 @@ class Subwords:
         return self.encode(text).count(SUBWORD_UNK)
 
 
-def attention_to_words(weights: Tensor, source_pieces: Sequence[str], target_pieces: Sequence[str]) -> Tensor:
+def attention_to_words(
+    weights: Tensor,
+    source_pieces: Sequence[str],
+    target_pieces: Sequence[str],
+) -> Tensor:
     """Attention over pieces summed back to words: ``(tgt_pieces, src_pieces)`` -> ``(tgt_words, src_words)``.
 
     A source word's column is the sum of its pieces' columns (each row stays a distribution over the
@@ -129,7 +145,9 @@ def attention_to_words(weights: Tensor, source_pieces: Sequence[str], target_pie
         ValueError: ``weights`` does not have that shape.
 
     >>> import torch
-    >>> pooled = attention_to_words(torch.eye(3), ["▁fati", "gué", "▁."], ["▁ti", "red", "▁."])
+    >>> pooled = attention_to_words(
+    ...     torch.eye(3), ["▁fati", "gué", "▁."], ["▁ti", "red", "▁."]
+    ... )
     >>> pooled.tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
@@ -138,21 +156,35 @@ def attention_to_words(weights: Tensor, source_pieces: Sequence[str], target_pie
             f"weights must have shape (len(target_pieces), len(source_pieces)) = "
             f"({len(target_pieces)}, {len(source_pieces)}), got {tuple(weights.shape)}"
         )
-    source_words = torch.tensor(Subwords.word_index(source_pieces), device=weights.device)
-    target_words = torch.tensor(Subwords.word_index(target_pieces), device=weights.device)
-    n_source, n_target = int(source_words.max()) + 1, int(target_words.max()) + 1
+    source_words = torch.tensor(
+        Subwords.word_index(source_pieces), device=weights.device
+    )
+    target_words = torch.tensor(
+        Subwords.word_index(target_pieces), device=weights.device
+    )
+    n_source, n_target = (
+        int(source_words.max()) + 1,
+        int(target_words.max()) + 1,
+    )
     to_source = torch.nn.functional.one_hot(source_words, n_source).to(
         weights.dtype
     )  # (src_pieces, src_words)
     to_target = torch.nn.functional.one_hot(target_words, n_target).to(
         weights.dtype
     )  # (tgt_pieces, tgt_words)
-    summed = to_target.T @ weights @ to_source  # (tgt_words, src_words): sums over both sides' pieces
-    return summed / to_target.sum(dim=0).unsqueeze(-1)  # a target word's rows averaged
+    summed = (
+        to_target.T @ weights @ to_source
+    )  # (tgt_words, src_words): sums over both sides' pieces
+    return summed / to_target.sum(dim=0).unsqueeze(
+        -1
+    )  # a target word's rows averaged
 
 
 def learn_subwords(
-    sentences: Iterable[str | Sequence[str]], vocab_size: int, *, model_type: str = "unigram"
+    sentences: Iterable[str | Sequence[str]],
+    vocab_size: int,
+    *,
+    model_type: str = "unigram",
 ) -> Subwords:
     """Learn ``vocab_size`` pieces from ``sentences`` with SentencePiece (one thread: the same pieces every time).
 
@@ -171,15 +203,23 @@ def learn_subwords(
             they allow).
     """
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+        raise TypeError(
+            f"vocab_size must be an int, got {type(vocab_size).__name__}"
+        )
     if vocab_size < 4:
-        raise ValueError(f"vocab_size must be at least 4, got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must be at least 4, got {vocab_size}"
+        )
     if model_type not in ("unigram", "bpe"):
-        raise ValueError(f"model_type must be 'unigram' or 'bpe', got {model_type!r}")
+        raise ValueError(
+            f"model_type must be 'unigram' or 'bpe', got {model_type!r}"
+        )
     texts = [s if isinstance(s, str) else " ".join(s) for s in sentences]
     texts = [t for t in texts if t.strip()]
     if not texts:
-        raise ValueError("sentences is empty: nothing to learn pieces from")
+        raise ValueError(
+            "sentences is empty: nothing to learn pieces from"
+        )
     written = _Sink()
     try:
         spm.SentencePieceTrainer.train(
@@ -203,7 +243,9 @@ def learn_subwords(
             minloglevel=2,
         )
     except RuntimeError as error:  # e.g. "Vocabulary size too high (8000). Please set it to a value <= 5432."
-        raise ValueError(f"cannot learn {vocab_size} pieces from these sentences: {error}") from None
+        raise ValueError(
+            f"cannot learn {vocab_size} pieces from these sentences: {error}"
+        ) from None
     return Subwords(written.data)
 
 

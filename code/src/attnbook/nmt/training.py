@@ -18,7 +18,15 @@
 >>> splits = make_splits(32, 8, 0, seed=0, max_src_len=6)
 >>> src_vocab = Vocab.build(p.source for p in splits.train)
 >>> tgt_vocab = Vocab.build(p.target for p in splits.train)
->>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=8, hidden_dim=8, attn_dim=8))
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(
+...         len(src_vocab),
+...         len(tgt_vocab),
+...         emb_dim=8,
+...         hidden_dim=8,
+...         attn_dim=8,
+...     )
+... )
 >>> result = train(
 ...     Translator(model, src_vocab, tgt_vocab),
 ...     splits.train,
@@ -70,7 +78,11 @@ def sequence_loss(
         real tokens (both as 0-dim tensors).
     """
     real = tgt_out != pad_id
-    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt_out.reshape(-1), ignore_index=pad_id)
+    loss = F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)),
+        tgt_out.reshape(-1),
+        ignore_index=pad_id,
+    )
     correct = ((logits.argmax(dim=-1) == tgt_out) & real).sum()
     return loss, correct, real.sum()
 
@@ -104,7 +116,9 @@ class TrainConfig:
         ValueError: a count below 1, or a negative learning rate or clipping norm.
     """
 
-    max_epochs: int = field(default=4, metadata={"minimum": 1, "flag": "--epochs"})
+    max_epochs: int = field(
+        default=4, metadata={"minimum": 1, "flag": "--epochs"}
+    )
     batch_size: int = field(default=128, metadata={"minimum": 1})
     lr: float = field(default=3e-3, metadata={"minimum": 0.0})
     clip_norm: float = field(default=1.0, metadata={"minimum": 0.0})
@@ -163,7 +177,9 @@ class TrainResult:
 
 @torch.no_grad()
 def validation_loss(
-    translator: Translator, pairs: Sequence[SentencePair], batch_size: int = 256
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    batch_size: int = 256,
 ) -> LossRecord:
     """Teacher-forced loss and token accuracy over ``pairs`` (cheap: one forward pass per batch).
 
@@ -175,7 +191,9 @@ def validation_loss(
     with evaluating(model):
         for batch in translator.batches(pairs, batch_size):
             logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
-            loss, batch_correct, batch_count = sequence_loss(logits, batch.tgt_out)
+            loss, batch_correct, batch_count = sequence_loss(
+                logits, batch.tgt_out
+            )
             total_loss += loss.item() * batch_count.item()
             correct += batch_correct.item()
             count += batch_count.item()
@@ -212,8 +230,13 @@ class Schedule:
         lr_drop_steps: the steps after which the rate was halved.
         counted_loss, bad_checks: the last loss that counted as lower, and the validations since then.
 
-    >>> schedule = Schedule(lr=0.1, planned_steps=100, patience=2, lr_drops=1)
-    >>> [schedule.observe(step, loss).stop for step, loss in [(10, 2.0), (20, 2.5), (30, 2.1), (40, 2.2)]]
+    >>> schedule = Schedule(
+    ...     lr=0.1, planned_steps=100, patience=2, lr_drops=1
+    ... )
+    >>> [
+    ...     schedule.observe(step, loss).stop
+    ...     for step, loss in [(10, 2.0), (20, 2.5), (30, 2.1), (40, 2.2)]
+    ... ]
     [False, False, False, False]
     >>> schedule.lr_drop_steps, schedule.rate(31), schedule.best_step
     ([30], 0.05, 10)
@@ -234,14 +257,25 @@ class Schedule:
     bad_checks: int = field(default=0, init=False)
 
     @classmethod
-    def from_config(cls, config: TrainConfig, planned_steps: int) -> Schedule:
+    def from_config(
+        cls, config: TrainConfig, planned_steps: int
+    ) -> Schedule:
         """The schedule that ``config`` asks for, over ``planned_steps`` optimiser steps."""
-        options = (config.patience, config.min_delta, config.lr_drops, bool(config.lr_decay))
+        options = (
+            config.patience,
+            config.min_delta,
+            config.lr_drops,
+            bool(config.lr_decay),
+        )
         return cls(config.lr, planned_steps, *options)
 
     def rate(self, step: int) -> float:
         """The learning rate of optimiser step ``step`` (the first is step 1), after the halvings so far."""
-        decay = max(1.0 - (step - 1) / self.planned_steps, 0.0) if self.decay else 1.0
+        decay = (
+            max(1.0 - (step - 1) / self.planned_steps, 0.0)
+            if self.decay
+            else 1.0
+        )
         return self.lr * (decay * 0.5 ** len(self.lr_drop_steps))
 
     def observe(self, step: int, val_loss: float) -> ScheduleDecision:
@@ -258,7 +292,9 @@ class Schedule:
         if halve:
             self.lr_drop_steps.append(step)
             self.bad_checks = 0
-        return ScheduleDecision(best, halve, stop=out_of_patience and not halve)
+        return ScheduleDecision(
+            best, halve, stop=out_of_patience and not halve
+        )
 
 
 ValidationHook = Callable[[int, LossRecord], "bool | None"]
@@ -272,41 +308,87 @@ class _Log:
     """What :func:`train` records as it goes: the training loss and accuracy summed over ``log_every``
     steps, every validation's record, the progress bar and the clock."""
 
-    def __init__(self, config: TrainConfig, planned_steps: int, device: torch.device, progress: bool) -> None:
+    def __init__(
+        self,
+        config: TrainConfig,
+        planned_steps: int,
+        device: torch.device,
+        progress: bool,
+    ) -> None:
         self.log_every, self.start = config.log_every, time.perf_counter()
-        self.window = torch.zeros(3, device=device)  # loss sum, correct tokens, tokens: read when logged
+        self.window = torch.zeros(
+            3, device=device
+        )  # loss sum, correct tokens, tokens: read when logged
         self.history: list[LossRecord] = []
         self.val_history: list[LossRecord] = []
-        self.bar = tqdm(total=planned_steps, disable=not progress, desc="training", unit="step")
+        self.bar = tqdm(
+            total=planned_steps,
+            disable=not progress,
+            desc="training",
+            unit="step",
+        )
 
-    def add(self, step: int, loss: Tensor, correct: Tensor, count: Tensor) -> None:
-        self.window += torch.stack([loss.detach() * count, correct.float(), count.float()])
+    def add(
+        self, step: int, loss: Tensor, correct: Tensor, count: Tensor
+    ) -> None:
+        self.window += torch.stack(
+            [loss.detach() * count, correct.float(), count.float()]
+        )
         if step % self.log_every == 0:
             loss_sum, right, tokens = self.window.tolist()
-            self.history.append(LossRecord(step, loss_sum / tokens, right / tokens))
+            self.history.append(
+                LossRecord(step, loss_sum / tokens, right / tokens)
+            )
             self.window.zero_()
         self.bar.update(1)
 
-    def validate(self, translator: Translator, val_pairs: Sequence[SentencePair], step: int) -> LossRecord:
+    def validate(
+        self,
+        translator: Translator,
+        val_pairs: Sequence[SentencePair],
+        step: int,
+    ) -> LossRecord:
         measured = validation_loss(translator, val_pairs)
-        self.val_history.append(LossRecord(step, measured.loss, measured.token_accuracy))
-        self.bar.set_postfix(val_loss=f"{measured.loss:.3f}", val_acc=f"{measured.token_accuracy:.3f}")
+        self.val_history.append(
+            LossRecord(step, measured.loss, measured.token_accuracy)
+        )
+        self.bar.set_postfix(
+            val_loss=f"{measured.loss:.3f}",
+            val_acc=f"{measured.token_accuracy:.3f}",
+        )
         return self.val_history[-1]
 
     def result(self, schedule: Schedule, steps: int) -> TrainResult:
         self.bar.close()
-        stopped_early = steps < schedule.planned_steps  # a run that did not stop took every planned step
+        stopped_early = (
+            steps < schedule.planned_steps
+        )  # a run that did not stop took every planned step
         return TrainResult(
-            *(tuple(self.history), tuple(self.val_history), schedule.best_step, steps),
-            *(time.perf_counter() - self.start, stopped_early, tuple(schedule.lr_drop_steps)),
+            *(
+                tuple(self.history),
+                tuple(self.val_history),
+                schedule.best_step,
+                steps,
+            ),
+            *(
+                time.perf_counter() - self.start,
+                stopped_early,
+                tuple(schedule.lr_drop_steps),
+            ),
         )
 
 
-def _epochs(translator: Translator, pairs: Sequence[SentencePair], config: TrainConfig) -> Iterator[Batch]:
+def _epochs(
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    config: TrainConfig,
+) -> Iterator[Batch]:
     """``config.max_epochs`` shuffled passes over ``pairs``, the order drawn from ``config.seed`` alone."""
     order = random.Random(config.seed)
     batches = (
-        translator.batches(pairs, config.batch_size, shuffle=True, generator=order)
+        translator.batches(
+            pairs, config.batch_size, shuffle=True, generator=order
+        )
         for _ in range(config.max_epochs)
     )
     return itertools.chain.from_iterable(batches)
@@ -336,27 +418,51 @@ def train(
     """
     config = config or TrainConfig()
     if stop_after is not None and stop_after < 1:
-        raise ValueError(f"stop_after must be a positive number of steps, got {stop_after}")
+        raise ValueError(
+            f"stop_after must be a positive number of steps, got {stop_after}"
+        )
     if not train_pairs or not val_pairs:
-        raise ValueError(f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}")
-    model, per_epoch = translator.model, math.ceil(len(train_pairs) / config.batch_size)
-    schedule = Schedule.from_config(config, planned_steps=config.max_epochs * per_epoch)
+        raise ValueError(
+            f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}"
+        )
+    model, per_epoch = (
+        translator.model,
+        math.ceil(len(train_pairs) / config.batch_size),
+    )
+    schedule = Schedule.from_config(
+        config, planned_steps=config.max_epochs * per_epoch
+    )
     log = _Log(config, schedule.planned_steps, model.device, progress)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     best_state = copy.deepcopy(model.state_dict())
     model.train()
-    for step, batch in enumerate(_epochs(translator, train_pairs, config), start=1):
+    for step, batch in enumerate(
+        _epochs(translator, train_pairs, config), start=1
+    ):
         optimizer.param_groups[0]["lr"] = schedule.rate(step)
-        logits, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=config.parallel_decoder)
+        logits, _ = model(
+            batch.src,
+            batch.src_mask,
+            batch.tgt_in,
+            parallel=config.parallel_decoder,
+        )
         loss, correct, count = sequence_loss(logits, batch.tgt_out)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip_norm)
+        torch.nn.utils.clip_grad_norm_(
+            model.parameters(), config.clip_norm
+        )
         optimizer.step()
         log.add(step, loss, correct, count)
-        if step % config.eval_every == 0 or step % per_epoch == 0:  # every epoch ends with a validation
+        if (
+            step % config.eval_every == 0 or step % per_epoch == 0
+        ):  # every epoch ends with a validation
             record = log.validate(translator, val_pairs, step)
-            halt = on_validation(step, record) if on_validation is not None else False
+            halt = (
+                on_validation(step, record)
+                if on_validation is not None
+                else False
+            )
             decision = schedule.observe(step, record.loss)
             if decision.best:
                 best_state = copy.deepcopy(model.state_dict())
@@ -382,7 +488,10 @@ class TrainingRun:
 
 
 def train_side_by_side(
-    runs: Sequence[TrainingRun], *, workers: int | None = None, progress: bool = False
+    runs: Sequence[TrainingRun],
+    *,
+    workers: int | None = None,
+    progress: bool = False,
 ) -> list[TrainResult]:
     """Train independent models at the same time, one thread each; return their results in order.
 
@@ -405,13 +514,25 @@ def train_side_by_side(
     if not runs:
         return []
     with (
-        ThreadPoolExecutor(max_workers=workers or len(runs), thread_name_prefix="train") as pool,
-        tqdm(total=len(runs), disable=not progress, desc="models trained", unit="model") as bar,
+        ThreadPoolExecutor(
+            max_workers=workers or len(runs), thread_name_prefix="train"
+        ) as pool,
+        tqdm(
+            total=len(runs),
+            disable=not progress,
+            desc="models trained",
+            unit="model",
+        ) as bar,
     ):
         futures = [
             pool.submit(
                 train,
-                *(run.translator, run.train_pairs, run.val_pairs, run.config),
+                *(
+                    run.translator,
+                    run.train_pairs,
+                    run.val_pairs,
+                    run.config,
+                ),
                 progress=False,
                 on_validation=run.on_validation,
             )

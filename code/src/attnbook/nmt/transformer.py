@@ -32,7 +32,9 @@ from attnbook.nmt.data import Vocab
 from attnbook.nmt.model import decode_stepwise
 
 
-def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | None = None) -> Tensor:
+def sinusoidal_positions(
+    length: int, dim: int, *, device: torch.device | str | None = None
+) -> Tensor:
     r"""The sinusoidal position codes :math:`P_{t, 2l} = \sin(t / 10000^{2l/d})`, :math:`P_{t, 2l+1} = \cos(\cdot)`.
 
     Each pair of features turns at its own frequency, so every position gets a distinct code and a fixed
@@ -50,8 +52,12 @@ def sinusoidal_positions(length: int, dim: int, *, device: torch.device | str | 
     """
     if dim % 2 != 0 or dim < 2:
         raise ValueError(f"dim must be a positive even number, got {dim}")
-    position = torch.arange(length, dtype=torch.float32, device=device).unsqueeze(1)  # (length, 1)
-    frequency = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, device=device) / dim)  # (dim / 2,)
+    position = torch.arange(
+        length, dtype=torch.float32, device=device
+    ).unsqueeze(1)  # (length, 1)
+    frequency = torch.exp(
+        -math.log(10000.0) * torch.arange(0, dim, 2, device=device) / dim
+    )  # (dim / 2,)
     codes = torch.zeros(length, dim, device=device)
     codes[:, 0::2] = torch.sin(position * frequency)
     codes[:, 1::2] = torch.cos(position * frequency)
@@ -85,10 +91,20 @@ class TransformerSizes:
                 f"num_heads={self.num_heads}"
             )
 
-    def sized(self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int) -> TransformerConfig:
+    def sized(
+        self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int
+    ) -> TransformerConfig:
         """The full configuration of a model of these sizes for these vocabularies."""
-        sizes = {item.name: getattr(self, item.name) for item in fields(TransformerSizes)}
-        return TransformerConfig(src_vocab_size, tgt_vocab_size, max_src_len=max_src_len, **sizes)
+        sizes = {
+            item.name: getattr(self, item.name)
+            for item in fields(TransformerSizes)
+        }
+        return TransformerConfig(
+            src_vocab_size,
+            tgt_vocab_size,
+            max_src_len=max_src_len,
+            **sizes,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,14 +118,18 @@ class TransformerConfig(TransformerSizes):
 
     src_vocab_size: int = field(metadata={"minimum": 1})
     tgt_vocab_size: int = field(metadata={"minimum": 1})
-    max_src_len: int = field(default=25, kw_only=True, metadata={"minimum": 1})
+    max_src_len: int = field(
+        default=25, kw_only=True, metadata={"minimum": 1}
+    )
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
 
 def _feed_forward(d_model: int, ff_dim: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(d_model, ff_dim), nn.ReLU(), nn.Linear(ff_dim, d_model))
+    return nn.Sequential(
+        nn.Linear(d_model, ff_dim), nn.ReLU(), nn.Linear(ff_dim, d_model)
+    )
 
 
 class EncoderLayer(nn.Module):
@@ -118,7 +138,10 @@ class EncoderLayer(nn.Module):
     def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.norm_attn, self.norm_ff = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.norm_attn, self.norm_ff = (
+            nn.LayerNorm(d_model),
+            nn.LayerNorm(d_model),
+        )
         self.feed_forward = _feed_forward(d_model, ff_dim)
 
     def forward(self, states: Tensor, src_mask: Tensor) -> Tensor:
@@ -138,19 +161,31 @@ class DecoderLayer(nn.Module):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads)
         self.cross_attn = MultiHeadAttention(d_model, num_heads)
-        self.norm_self, self.norm_cross, self.norm_ff = (nn.LayerNorm(d_model) for _ in range(3))
+        self.norm_self, self.norm_cross, self.norm_ff = (
+            nn.LayerNorm(d_model) for _ in range(3)
+        )
         self.feed_forward = _feed_forward(d_model, ff_dim)
 
-    def forward(self, states: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, states: Tensor, memory: TransformerMemory
+    ) -> tuple[Tensor, Tensor]:
         """Return the new states and the cross-attention weights ``(batch, num_heads, tgt_len, src_len)``."""
         normed = self.norm_self(states)
-        no_future = causal_mask(states.size(1), device=states.device)[None]  # (1, tgt_len, tgt_len)
+        no_future = causal_mask(states.size(1), device=states.device)[
+            None
+        ]  # (1, tgt_len, tgt_len)
         states = states + self.self_attn(normed, normed, mask=no_future)[0]
-        context, cross_weights = self.cross_attn(self.norm_cross(states), memory.states, mask=memory.mask)
+        context, cross_weights = self.cross_attn(
+            self.norm_cross(states), memory.states, mask=memory.mask
+        )
         states = states + context
-        return states + self.feed_forward(self.norm_ff(states)), cross_weights
+        return states + self.feed_forward(
+            self.norm_ff(states)
+        ), cross_weights
 
-    def step(self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+    def step(
+        self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory
+    ) -> tuple[Tensor, Tensor]:
         """One new position: ``new_state`` ``(batch, 1, d_model)`` attends over ``prefix`` ``(batch, t + 1, d_model)``.
 
         ``prefix`` holds this layer's inputs at every position so far, the new one last; no mask is
@@ -158,10 +193,17 @@ class DecoderLayer(nn.Module):
         cross-attention weights ``(batch, num_heads, 1, src_len)``.
         """
         normed_prefix = self.norm_self(prefix)
-        states = new_state + self.self_attn(normed_prefix[:, -1:], normed_prefix)[0]
-        context, cross_weights = self.cross_attn(self.norm_cross(states), memory.states, mask=memory.mask)
+        states = (
+            new_state
+            + self.self_attn(normed_prefix[:, -1:], normed_prefix)[0]
+        )
+        context, cross_weights = self.cross_attn(
+            self.norm_cross(states), memory.states, mask=memory.mask
+        )
         states = states + context
-        return states + self.feed_forward(self.norm_ff(states)), cross_weights
+        return states + self.feed_forward(
+            self.norm_ff(states)
+        ), cross_weights
 
 
 @dataclass
@@ -178,7 +220,10 @@ class TransformerMemory:
 
     def index_select(self, index: Tensor) -> TransformerMemory:
         """The memory of the sentences ``index`` (repeats allowed: beam search copies each sentence)."""
-        return TransformerMemory(self.states.index_select(0, index), self.mask.index_select(0, index))
+        return TransformerMemory(
+            self.states.index_select(0, index),
+            self.mask.index_select(0, index),
+        )
 
 
 class _Embed(nn.Module):
@@ -186,16 +231,26 @@ class _Embed(nn.Module):
 
     def __init__(self, vocab_size: int, d_model: int) -> None:
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, d_model, padding_idx=Vocab.pad_id)
-        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)  # scaled up to unit size: as large as
-        nn.init.zeros_(self.embedding.weight[Vocab.pad_id])  # the position codes, not 8 times larger
+        self.embedding = nn.Embedding(
+            vocab_size, d_model, padding_idx=Vocab.pad_id
+        )
+        nn.init.normal_(
+            self.embedding.weight, std=d_model**-0.5
+        )  # scaled up to unit size: as large as
+        nn.init.zeros_(
+            self.embedding.weight[Vocab.pad_id]
+        )  # the position codes, not 8 times larger
         self.scale = math.sqrt(d_model)
 
     def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
         """Embed ``tokens`` ``(batch, len)`` standing at positions ``start ... start + len - 1``."""
-        embedded = self.embedding(tokens) * self.scale  # (batch, len, d_model)
+        embedded = (
+            self.embedding(tokens) * self.scale
+        )  # (batch, len, d_model)
         length = start + tokens.size(1)
-        positions = sinusoidal_positions(length, embedded.size(-1), device=tokens.device)[start:]
+        positions = sinusoidal_positions(
+            length, embedded.size(-1), device=tokens.device
+        )[start:]
         return embedded + positions.to(embedded.dtype)
 
 
@@ -206,13 +261,16 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.embed = _Embed(config.src_vocab_size, config.d_model)
         self.layers = nn.ModuleList(
-            EncoderLayer(config.d_model, config.num_heads, config.ff_dim) for _ in range(config.num_layers)
+            EncoderLayer(config.d_model, config.num_heads, config.ff_dim)
+            for _ in range(config.num_layers)
         )
         self.norm = nn.LayerNorm(config.d_model)
 
     def forward(self, src: Tensor, src_mask: Tensor) -> Tensor:
         if bool((src_mask.sum(dim=1) == 0).any()):
-            raise ValueError("every source sentence needs at least one token: a row of src_mask is all False")
+            raise ValueError(
+                "every source sentence needs at least one token: a row of src_mask is all False"
+            )
         states = self.embed(src)
         for layer in self.layers:
             states = layer(states, src_mask)
@@ -231,12 +289,15 @@ class TransformerDecoder(nn.Module):
         super().__init__()
         self.embed = _Embed(config.tgt_vocab_size, config.d_model)
         self.layers = nn.ModuleList(
-            DecoderLayer(config.d_model, config.num_heads, config.ff_dim) for _ in range(config.num_layers)
+            DecoderLayer(config.d_model, config.num_heads, config.ff_dim)
+            for _ in range(config.num_layers)
         )
         self.norm = nn.LayerNorm(config.d_model)
         self.out = nn.Linear(config.d_model, config.tgt_vocab_size)
 
-    def forward(self, tgt_in: Tensor, memory: TransformerMemory) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, tgt_in: Tensor, memory: TransformerMemory
+    ) -> tuple[Tensor, Tensor]:
         """Logits ``(batch, tgt_len, vocab)`` and every cross-attention matrix.
 
         Returns:
@@ -247,7 +308,9 @@ class TransformerDecoder(nn.Module):
         for layer in self.layers:
             states, layer_weights = layer(states, memory)
             cross_weights.append(layer_weights)
-        return self.out(self.norm(states)), torch.stack(cross_weights, dim=1)
+        return self.out(self.norm(states)), torch.stack(
+            cross_weights, dim=1
+        )
 
     def init_state(self, memory: TransformerMemory) -> Tensor:
         """The empty cache: ``(batch, num_layers, 0, d_model)``."""
@@ -268,13 +331,19 @@ class TransformerDecoder(nn.Module):
             logits ``(batch, vocab)``, the cache grown to ``t + 1`` positions, and the last layer's
             cross-attention of the new position averaged over the heads, ``(batch, src_len)``.
         """
-        states = self.embed(prev_tokens.unsqueeze(1), start=state.size(2))  # (batch, 1, d_model)
+        states = self.embed(
+            prev_tokens.unsqueeze(1), start=state.size(2)
+        )  # (batch, 1, d_model)
         layer_inputs = []
         for index, layer in enumerate(self.layers):
             layer_inputs.append(states)
-            prefix = torch.cat([state[:, index], states], dim=1)  # (batch, t + 1, d_model)
+            prefix = torch.cat(
+                [state[:, index], states], dim=1
+            )  # (batch, t + 1, d_model)
             states, cross_weights = layer.step(states, prefix, memory)
-        new_state = torch.cat([state, torch.stack(layer_inputs, dim=1)], dim=2)
+        new_state = torch.cat(
+            [state, torch.stack(layer_inputs, dim=1)], dim=2
+        )
         logits = self.out(self.norm(states)).squeeze(1)
         return logits, new_state, cross_weights[:, :, 0].mean(dim=1)
 
@@ -291,7 +360,14 @@ class Transformer(nn.Module):
           averaged over the heads, ``(batch, tgt_len, src_len)``; :meth:`cross_attention` returns every
           layer's and head's, ``(batch, num_layers, num_heads, tgt_len, src_len)``.
 
-    >>> model = Transformer(TransformerConfig(src_vocab_size=10, tgt_vocab_size=12, d_model=16, num_heads=2))
+    >>> model = Transformer(
+    ...     TransformerConfig(
+    ...         src_vocab_size=10,
+    ...         tgt_vocab_size=12,
+    ...         d_model=16,
+    ...         num_heads=2,
+    ...     )
+    ... )
     >>> model.kind  # how a checkpoint names it
     'transformer'
     >>> src, tgt_in = torch.tensor([[5, 6, 2]]), torch.tensor([[1, 7]])
@@ -317,12 +393,19 @@ class Transformer(nn.Module):
         """Run the encoder once per source sentence."""
         return TransformerMemory(self.encoder(src, src_mask), src_mask)
 
-    def cross_attention(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
+    def cross_attention(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor
+    ) -> tuple[Tensor, Tensor]:
         """Teacher-forced logits and every layer's and head's cross-attention (see the class's Shape)."""
         return self.decoder(tgt_in, self.encode(src, src_mask))
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, *, parallel: bool = True
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        *,
+        parallel: bool = True,
     ) -> tuple[Tensor, Tensor]:
         """Teacher-forced logits and attention weights (see the class's Shape).
 
@@ -353,8 +436,12 @@ def neighbour_batch(
         ``tokens`` ``(batch, length)`` and ``targets`` ``(batch, length, len(offsets))``: with the default
         offsets, each position's left and right neighbour.
     """
-    tokens = torch.randint(vocab_size, (batch, length), generator=generator)
-    targets = torch.stack([tokens.roll(-offset, dims=1) for offset in offsets], dim=-1)
+    tokens = torch.randint(
+        vocab_size, (batch, length), generator=generator
+    )
+    targets = torch.stack(
+        [tokens.roll(-offset, dims=1) for offset in offsets], dim=-1
+    )
     return tokens, targets
 
 
@@ -372,7 +459,12 @@ class NeighbourCopier(nn.Module):
     """
 
     def __init__(
-        self, num_heads: int, d_model: int = 32, length: int = 8, vocab_size: int = 16, n_outputs: int = 2
+        self,
+        num_heads: int,
+        d_model: int = 32,
+        length: int = 8,
+        vocab_size: int = 16,
+        n_outputs: int = 2,
     ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
@@ -384,7 +476,9 @@ class NeighbourCopier(nn.Module):
     def forward(self, tokens: Tensor) -> tuple[Tensor, Tensor]:
         states = self.embedding(tokens) + self.positions
         context, weights = self.attention(states, states)
-        logits = self.readout(context).view(*tokens.shape, self.n_outputs, self.vocab_size)
+        logits = self.readout(context).view(
+            *tokens.shape, self.n_outputs, self.vocab_size
+        )
         return logits, weights
 
 
@@ -409,11 +503,19 @@ def train_neighbour_copier(
     for _ in range(steps):
         tokens, targets = neighbour_batch(generator, 128, offsets=offsets)
         logits, _ = model(tokens)
-        loss = nn.functional.cross_entropy(logits.reshape(-1, model.vocab_size), targets.reshape(-1))
+        loss = nn.functional.cross_entropy(
+            logits.reshape(-1, model.vocab_size), targets.reshape(-1)
+        )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    tokens, targets = neighbour_batch(torch.Generator().manual_seed(seed + 10_000), n_test, offsets=offsets)
+    tokens, targets = neighbour_batch(
+        torch.Generator().manual_seed(seed + 10_000),
+        n_test,
+        offsets=offsets,
+    )
     with torch.no_grad():
         logits, _ = model(tokens)
-    return model.eval(), (logits.argmax(dim=-1) == targets).float().mean(dim=(0, 1))
+    return model.eval(), (logits.argmax(dim=-1) == targets).float().mean(
+        dim=(0, 1)
+    )

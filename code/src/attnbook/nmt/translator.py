@@ -10,14 +10,31 @@ three travel together, and are saved and loaded together: a checkpoint holds the
 >>> from attnbook.nmt.data import Vocab
 >>> from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 >>> from attnbook.nmt.translator import Translator
->>> src_vocab, tgt_vocab = Vocab(["the", "cat", "sleeps"]), Vocab(["le", "chat", "dort"])
+>>> src_vocab, tgt_vocab = (
+...     Vocab(["the", "cat", "sleeps"]),
+...     Vocab(["le", "chat", "dort"]),
+... )
 >>> _ = torch.manual_seed(0)
->>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=6, attn_dim=5))
+>>> model = Seq2Seq(
+...     Seq2SeqConfig(
+...         len(src_vocab),
+...         len(tgt_vocab),
+...         emb_dim=4,
+...         hidden_dim=6,
+...         attn_dim=5,
+...     )
+... )
 >>> translator = Translator(model, src_vocab, tgt_vocab)
->>> result = translator.translate("the cat sleeps", max_len=3)  # untrained: any three French words
->>> len(result.target) <= 3 and all(word in tgt_vocab for word in result.target)
+>>> result = translator.translate(
+...     "the cat sleeps", max_len=3
+... )  # untrained: any three French words
+>>> len(result.target) <= 3 and all(
+...     word in tgt_vocab for word in result.target
+... )
 True
->>> tuple(result.weights.shape[1:])  # one column per source word, and <eos>
+>>> tuple(
+...     result.weights.shape[1:]
+... )  # one column per source word, and <eos>
 (4,)
 """
 
@@ -33,7 +50,13 @@ import torch
 from torch import Tensor
 
 from attnbook.core.runtime import get_device
-from attnbook.nmt.data import Batch, SentencePair, Vocab, iterate_batches, make_batch
+from attnbook.nmt.data import (
+    Batch,
+    SentencePair,
+    Vocab,
+    iterate_batches,
+    make_batch,
+)
 from attnbook.nmt.model import TranslationModel, evaluating
 from attnbook.nmt.search import Hypothesis, beam_search, greedy_decode
 from attnbook.nmt.seq2seq import Seq2Seq
@@ -71,15 +94,26 @@ class Translation:
     def to_dict(self) -> dict[str, Any]:
         """The translation as plain values (weights as nested lists), for JSON."""
         weights = None if self.weights is None else self.weights.tolist()
-        return {"source": self.source, "target": self.target, "weights": weights, "n_unknown": self.n_unknown}
+        return {
+            "source": self.source,
+            "target": self.target,
+            "weights": weights,
+            "n_unknown": self.n_unknown,
+        }
 
 
-def _vocab_difference(name: str, stored: Sequence[str], given: Vocab) -> str | None:
+def _vocab_difference(
+    name: str, stored: Sequence[str], given: Vocab
+) -> str | None:
     if tuple(stored) == given.tokens:
         return None
     if len(stored) != len(given):
         return f"its {name} vocabulary has {len(stored)} tokens, the one given has {len(given)}"
-    first = next(i for i, (a, b) in enumerate(zip(stored, given.tokens, strict=True)) if a != b)
+    first = next(
+        i
+        for i, (a, b) in enumerate(zip(stored, given.tokens, strict=True))
+        if a != b
+    )
     return f"its {name} vocabulary has {stored[first]!r} at id {first}, the one given has {given.tokens[first]!r}"
 
 
@@ -107,7 +141,9 @@ class Translator:
             ("tgt_vocab", self.tgt_vocab, config.tgt_vocab_size),
         ):
             if len(vocab) != size:
-                raise ValueError(f"{name} has {len(vocab)} tokens but the model was built for {size}")
+                raise ValueError(
+                    f"{name} has {len(vocab)} tokens but the model was built for {size}"
+                )
 
     @property
     def device(self) -> torch.device:
@@ -115,9 +151,15 @@ class Translator:
 
     # --- batches ----------------------------------------------------------------------------------------
 
-    def batch(self, pairs: Sequence[SentencePair], indices: Sequence[int] | None = None) -> Batch:
+    def batch(
+        self,
+        pairs: Sequence[SentencePair],
+        indices: Sequence[int] | None = None,
+    ) -> Batch:
         """Pairs encoded with the two vocabularies and padded into one batch on the model's device."""
-        return make_batch(pairs, self.src_vocab, self.tgt_vocab, indices=indices).to(self.device)
+        return make_batch(
+            pairs, self.src_vocab, self.tgt_vocab, indices=indices
+        ).to(self.device)
 
     def batches(
         self,
@@ -129,20 +171,31 @@ class Translator:
     ) -> Iterator[Batch]:
         """One epoch of padded batches on the model's device (see :func:`~attnbook.nmt.data.iterate_batches`)."""
         for batch in iterate_batches(
-            pairs, self.src_vocab, self.tgt_vocab, batch_size, shuffle=shuffle, generator=generator
+            pairs,
+            self.src_vocab,
+            self.tgt_vocab,
+            batch_size,
+            shuffle=shuffle,
+            generator=generator,
         ):
             yield batch.to(self.device)
 
     def n_unknown(self, pairs: Sequence[SentencePair]) -> int:
         """How many source and target tokens of ``pairs`` the vocabularies do not know."""
         return sum(
-            len(self.src_vocab.unknown(p.source)) + len(self.tgt_vocab.unknown(p.target)) for p in pairs
+            len(self.src_vocab.unknown(p.source))
+            + len(self.tgt_vocab.unknown(p.target))
+            for p in pairs
         )
 
     # --- translating -----------------------------------------------------------------------------------
 
     def translate(
-        self, sentence: str | Sequence[str], *, beam_size: int = 1, max_len: int | None = None
+        self,
+        sentence: str | Sequence[str],
+        *,
+        beam_size: int = 1,
+        max_len: int | None = None,
     ) -> Translation:
         """Translate one sentence (a string split on spaces, or a list of tokens).
 
@@ -155,8 +208,15 @@ class Translator:
             ValueError: the sentence is empty, or longer than the model's ``max_src_len``.
         """
         if beam_size != 1:
-            return self.beam_search(sentence, beam_size=beam_size, max_len=max_len)
-        return self._translate_one(sentence, lambda src, mask: greedy_decode(self.model, src, mask, max_len))
+            return self.beam_search(
+                sentence, beam_size=beam_size, max_len=max_len
+            )
+        return self._translate_one(
+            sentence,
+            lambda src, mask: greedy_decode(
+                self.model, src, mask, max_len
+            ),
+        )
 
     def beam_search(
         self,
@@ -169,17 +229,34 @@ class Translator:
         """Translate one sentence with :func:`~attnbook.nmt.search.beam_search` (arguments as there)."""
         return self._translate_one(
             sentence,
-            lambda src, mask: beam_search(self.model, src, mask, beam_size, max_len, length_penalty),
+            lambda src, mask: beam_search(
+                self.model, src, mask, beam_size, max_len, length_penalty
+            ),
         )
 
-    def _translate_one(self, sentence: str | Sequence[str], search: Any) -> Translation:
-        tokens = sentence.lower().split() if isinstance(sentence, str) else list(sentence)
-        ids = self.src_vocab.encode(tokens, max_len=self.model.config.max_src_len)
+    def _translate_one(
+        self, sentence: str | Sequence[str], search: Any
+    ) -> Translation:
+        tokens = (
+            sentence.lower().split()
+            if isinstance(sentence, str)
+            else list(sentence)
+        )
+        ids = self.src_vocab.encode(
+            tokens, max_len=self.model.config.max_src_len
+        )
         src = torch.tensor([ids], device=self.device)
         with evaluating(self.model), torch.no_grad():
-            (hypothesis,) = search(src, torch.ones_like(src, dtype=torch.bool))
+            (hypothesis,) = search(
+                src, torch.ones_like(src, dtype=torch.bool)
+            )
         target = self.tgt_vocab.decode(hypothesis.ids)
-        return Translation(tokens, target, hypothesis.weights, len(self.src_vocab.unknown(tokens)))
+        return Translation(
+            tokens,
+            target,
+            hypothesis.weights,
+            len(self.src_vocab.unknown(tokens)),
+        )
 
     @torch.no_grad()
     def decode_pairs(
@@ -200,16 +277,28 @@ class Translator:
             for start in range(0, len(pairs), batch_size):
                 batch = self.batch(pairs[start : start + batch_size])
                 if beam_size == 1:
-                    hypotheses += greedy_decode(self.model, batch.src, batch.src_mask, max_len)
+                    hypotheses += greedy_decode(
+                        self.model, batch.src, batch.src_mask, max_len
+                    )
                 else:
                     hypotheses += beam_search(
-                        self.model, batch.src, batch.src_mask, beam_size, max_len, length_penalty
+                        self.model,
+                        batch.src,
+                        batch.src_mask,
+                        beam_size,
+                        max_len,
+                        length_penalty,
                     )
         return hypotheses
 
-    def translate_pairs(self, pairs: Sequence[SentencePair], **options: Any) -> list[list[str]]:
+    def translate_pairs(
+        self, pairs: Sequence[SentencePair], **options: Any
+    ) -> list[list[str]]:
         """The translations of the sources of ``pairs``, as tokens (options as :meth:`decode_pairs`)."""
-        return [self.tgt_vocab.decode(h.ids) for h in self.decode_pairs(pairs, **options)]
+        return [
+            self.tgt_vocab.decode(h.ids)
+            for h in self.decode_pairs(pairs, **options)
+        ]
 
     # --- checkpoints -----------------------------------------------------------------------------------
 
@@ -228,7 +317,10 @@ class Translator:
                 "config": self.model.config.to_dict(),
                 "src_vocab": list(self.src_vocab.tokens),
                 "tgt_vocab": list(self.tgt_vocab.tokens),
-                "state_dict": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+                "state_dict": {
+                    k: v.detach().cpu()
+                    for k, v in self.model.state_dict().items()
+                },
             },
             path,
         )
@@ -263,10 +355,19 @@ class Translator:
         >>> import tempfile
         >>> from pathlib import Path
         >>> from attnbook.nmt.seq2seq import Seq2SeqConfig
-        >>> src_vocab, tgt_vocab = Vocab(["the", "cat"]), Vocab(["le", "chat"])
-        >>> model = Seq2Seq(Seq2SeqConfig(len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4))
+        >>> src_vocab, tgt_vocab = (
+        ...     Vocab(["the", "cat"]),
+        ...     Vocab(["le", "chat"]),
+        ... )
+        >>> model = Seq2Seq(
+        ...     Seq2SeqConfig(
+        ...         len(src_vocab), len(tgt_vocab), emb_dim=4, hidden_dim=4
+        ...     )
+        ... )
         >>> folder = Path(tempfile.mkdtemp())
-        >>> path = Translator(model, src_vocab, tgt_vocab).save(folder / "model.pt")
+        >>> path = Translator(model, src_vocab, tgt_vocab).save(
+        ...     folder / "model.pt"
+        ... )
         >>> Translator.load(path, device="cpu").tgt_vocab == tgt_vocab
         True
         >>> _ = (folder / "notes.txt").write_text("not a checkpoint")
@@ -278,8 +379,12 @@ class Translator:
         """
         path = Path(path)
         try:
-            stored = torch.load(path, map_location="cpu", weights_only=True)
-        except OSError:  # no such file, no permission: not a question of format
+            stored = torch.load(
+                path, map_location="cpu", weights_only=True
+            )
+        except (
+            OSError
+        ):  # no such file, no permission: not a question of format
             raise
         except Exception as error:  # torch.load fails in many ways on a file it cannot read
             raise ValueError(
@@ -289,14 +394,23 @@ class Translator:
             CHECKPOINT_FORMAT,
             _SEQ2SEQ_ONLY_FORMAT,
         ):
-            raise ValueError(f"{path} is not an attnbook checkpoint (no format {CHECKPOINT_FORMAT!r})")
+            raise ValueError(
+                f"{path} is not an attnbook checkpoint (no format {CHECKPOINT_FORMAT!r})"
+            )
         kind = stored.get("kind", Seq2Seq.kind)
         if kind not in MODEL_KINDS:
             raise ValueError(
                 f"{path} holds a model of kind {kind!r}; this version knows {sorted(MODEL_KINDS)}"
             )
-        for name, key, given in (("source", "src_vocab", src_vocab), ("target", "tgt_vocab", tgt_vocab)):
-            difference = None if given is None else _vocab_difference(name, stored[key], given)
+        for name, key, given in (
+            ("source", "src_vocab", src_vocab),
+            ("target", "tgt_vocab", tgt_vocab),
+        ):
+            difference = (
+                None
+                if given is None
+                else _vocab_difference(name, stored[key], given)
+            )
             if difference:
                 raise ValueError(
                     f"checkpoint {path} was trained with another vocabulary: {difference}; "
@@ -306,4 +420,6 @@ class Translator:
         model = model_class(model_class.config_class(**stored["config"]))
         model.load_state_dict(stored["state_dict"])
         model.to(device if device is not None else get_device()).eval()
-        return cls(model, Vocab(stored["src_vocab"]), Vocab(stored["tgt_vocab"]))
+        return cls(
+            model, Vocab(stored["src_vocab"]), Vocab(stored["tgt_vocab"])
+        )

@@ -13,7 +13,12 @@ loss has not fallen by ``min_delta`` for ``patience`` validations, halve the lea
 stop at the third time; keep the weights of the lowest validation loss. The data are the chapter's
 (:class:`~attnbook.studies.experiment.DataConfig`); each seed changes the first weights and the batch order.
 
->>> [(m.label, m.hidden_dim) for m in study_models(hidden_sizes=(64, 128), reversed_sizes=(128,))]
+>>> [
+...     (m.label, m.hidden_dim)
+...     for m in study_models(
+...         hidden_sizes=(64, 128), reversed_sizes=(128,)
+...     )
+... ]
 [('attention', 128), ('no attention', 64), ('no attention', 128), ('no attention, reversed', 128)]
 """
 
@@ -30,15 +35,33 @@ from typing import Any
 
 import torch
 
-from attnbook.core.records import Environment, environment, package_path, save_result
+from attnbook.core.records import (
+    Environment,
+    environment,
+    package_path,
+    save_result,
+)
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.grammar import DataSplits
 from attnbook.nmt.metrics import TranslationMetrics
-from attnbook.nmt.training import TrainConfig, TrainingRun, TrainResult, train, train_side_by_side
-from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, build_translator
+from attnbook.nmt.training import (
+    TrainConfig,
+    TrainingRun,
+    TrainResult,
+    train,
+    train_side_by_side,
+)
+from attnbook.studies.experiment import (
+    DataConfig,
+    ExperimentConfig,
+    ModelConfig,
+    build_translator,
+)
 
-STUDY_TRAIN = TrainConfig(max_epochs=32, patience=4, min_delta=1e-3, lr_drops=2)
+STUDY_TRAIN = TrainConfig(
+    max_epochs=32, patience=4, min_delta=1e-3, lr_drops=2
+)
 """How every model of the study trains: at most 32 epochs, early stopping with two halvings of the rate."""
 
 PACKAGED_STUDY = "bottleneck_cpu.json"
@@ -54,12 +77,18 @@ class StudyModel:
     hidden_dim: int
     reverse_source: bool = False
 
-    def config(self, base: ExperimentConfig, seed: int) -> ExperimentConfig:
+    def config(
+        self, base: ExperimentConfig, seed: int
+    ) -> ExperimentConfig:
         """``base`` with this model's decoder, size and source order, trained from ``seed``."""
         return replace(
             base,
             data=replace(base.data, reverse_source=self.reverse_source),
-            model=replace(base.model, attention=self.attention, hidden_dim=self.hidden_dim),
+            model=replace(
+                base.model,
+                attention=self.attention,
+                hidden_dim=self.hidden_dim,
+            ),
             train=replace(base.train, seed=seed),
         )
 
@@ -72,8 +101,16 @@ def study_models(
     """The attention model, the baseline at each of ``hidden_sizes`` and, reversed, at ``reversed_sizes``."""
     return (
         StudyModel("attention", "bahdanau", attention_size),
-        *(StudyModel("no attention", "none", size) for size in hidden_sizes),
-        *(StudyModel("no attention, reversed", "none", size, reverse_source=True) for size in reversed_sizes),
+        *(
+            StudyModel("no attention", "none", size)
+            for size in hidden_sizes
+        ),
+        *(
+            StudyModel(
+                "no attention, reversed", "none", size, reverse_source=True
+            )
+            for size in reversed_sizes
+        ),
     )
 
 
@@ -147,7 +184,10 @@ class BottleneckStudy:
 
     def runs_of(self, model: StudyModel) -> list[StudyRun]:
         """The runs of one model, one per seed, in seed order."""
-        return sorted((run for run in self.runs if run.model == model), key=lambda run: run.seed)
+        return sorted(
+            (run for run in self.runs if run.model == model),
+            key=lambda run: run.seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,15 +212,26 @@ class BottleneckStudy:
                 float(values["seconds"]),
             )
         except (KeyError, TypeError) as error:
-            raise ValueError(f"not a bottleneck study: {error!r}") from error
+            raise ValueError(
+                f"not a bottleneck study: {error!r}"
+            ) from error
 
 
-def _draw(data: DataConfig, orders: set[bool]) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
+def _draw(
+    data: DataConfig, orders: set[bool]
+) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
     """The splits for each source order in ``orders`` (``reverse_source``), and the English and French
     vocabularies of the training split as written, which every model shares."""
-    splits = {flag: replace(data, reverse_source=flag).splits() for flag in {False, *orders}}
+    splits = {
+        flag: replace(data, reverse_source=flag).splits()
+        for flag in {False, *orders}
+    }
     words = splits[False].train
-    return splits, Vocab.build(p.source for p in words), Vocab.build(p.target for p in words)
+    return (
+        splits,
+        Vocab.build(p.source for p in words),
+        Vocab.build(p.target for p in words),
+    )
 
 
 def default_base() -> ExperimentConfig:
@@ -209,29 +260,45 @@ def run_study(
         progress: show a bar that counts the trained models.
     """
     base = base or default_base()
-    models = tuple(models) if models is not None else study_models(attention_size=base.model.hidden_dim)
+    models = (
+        tuple(models)
+        if models is not None
+        else study_models(attention_size=base.model.hidden_dim)
+    )
     if not models or not seeds:
         raise ValueError("the study needs at least one model and one seed")
     device = torch.device(device)
     start = time.perf_counter()
-    splits, src_vocab, tgt_vocab = _draw(base.data, {m.reverse_source for m in models})
+    splits, src_vocab, tgt_vocab = _draw(
+        base.data, {m.reverse_source for m in models}
+    )
     planned = [(model, seed) for seed in seeds for model in models]
     readers, runs = [], []
     for model, seed in planned:
         config = model.config(base, seed)
-        reader = build_translator(config, src_vocab, tgt_vocab, device=device)
+        reader = build_translator(
+            config, src_vocab, tgt_vocab, device=device
+        )
         data = splits[model.reverse_source]
         readers.append(reader)
-        runs.append(TrainingRun(reader, data.train, data.val, config.train))
+        runs.append(
+            TrainingRun(reader, data.train, data.val, config.train)
+        )
     results = train_side_by_side(runs, workers=workers, progress=progress)
     study_runs = []
-    for (model, seed), reader, result in zip(planned, readers, results, strict=True):
-        metrics = evaluate(reader, splits[model.reverse_source].test, with_alignment=False).metrics
+    for (model, seed), reader, result in zip(
+        planned, readers, results, strict=True
+    ):
+        metrics = evaluate(
+            reader, splits[model.reverse_source].test, with_alignment=False
+        ).metrics
         study_runs.append(
             StudyRun(
                 model=model,
                 seed=seed,
-                parameters=sum(p.numel() for p in reader.model.parameters()),
+                parameters=sum(
+                    p.numel() for p in reader.model.parameters()
+                ),
                 steps=result.steps,
                 best_step=result.best_step,
                 stopped_early=result.stopped_early,
@@ -242,13 +309,22 @@ def run_study(
                 metrics=metrics,
             )
         )
-    config = {"data": asdict(base.data), "model": asdict(base.model), "train": base.train.to_dict()}
+    config = {
+        "data": asdict(base.data),
+        "model": asdict(base.model),
+        "train": base.train.to_dict(),
+    }
     return BottleneckStudy(
-        environment(device, torch.get_num_threads()), config, tuple(study_runs), time.perf_counter() - start
+        environment(device, torch.get_num_threads()),
+        config,
+        tuple(study_runs),
+        time.perf_counter() - start,
     )
 
 
-def save_study(study: BottleneckStudy, path: str | os.PathLike[str]) -> Path:
+def save_study(
+    study: BottleneckStudy, path: str | os.PathLike[str]
+) -> Path:
     """Write a study as indented JSON (creating the folder); return the path."""
     return save_result(study, path)
 
@@ -260,7 +336,9 @@ def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
         ValueError: the file does not hold a study; the message names the file.
     """
     try:
-        return BottleneckStudy.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        return BottleneckStudy.from_dict(
+            json.loads(Path(path).read_text(encoding="utf-8"))
+        )
     except (ValueError, AttributeError) as error:
         raise ValueError(f"{path}: {error}") from error
 
@@ -275,11 +353,15 @@ def study_config(study: BottleneckStudy) -> ExperimentConfig:
     """The :class:`~attnbook.studies.experiment.ExperimentConfig` a study's models were derived from."""
     values = study.config
     return ExperimentConfig(
-        DataConfig(**values["data"]), ModelConfig(**values["model"]), TrainConfig(**values["train"])
+        DataConfig(**values["data"]),
+        ModelConfig(**values["model"]),
+        TrainConfig(**values["train"]),
     )
 
 
-def retrain_start(study: BottleneckStudy, run: StudyRun, epochs: int = 1) -> TrainResult:
+def retrain_start(
+    study: BottleneckStudy, run: StudyRun, epochs: int = 1
+) -> TrainResult:
     """Train ``run``'s model again from its seed, for its first ``epochs``, on the CPU.
 
     The first weights, the batch order and the learning rate are those of the recorded run, so the
@@ -287,11 +369,18 @@ def retrain_start(study: BottleneckStudy, run: StudyRun, epochs: int = 1) -> Tra
     as long as the run neither halved its rate nor stopped in those epochs.
     """
     base = study_config(study)
-    config = run.model.config(replace(base, train=replace(base.train, max_epochs=epochs)), run.seed)
-    splits, src_vocab, tgt_vocab = _draw(config.data, {run.model.reverse_source})
+    config = run.model.config(
+        replace(base, train=replace(base.train, max_epochs=epochs)),
+        run.seed,
+    )
+    splits, src_vocab, tgt_vocab = _draw(
+        config.data, {run.model.reverse_source}
+    )
     reader = build_translator(config, src_vocab, tgt_vocab, device="cpu")
     data = splits[run.model.reverse_source]
-    return train(reader, data.train, data.val, config.train, progress=False)
+    return train(
+        reader, data.train, data.val, config.train, progress=False
+    )
 
 
 def _mean_sd(values: Sequence[float]) -> str:

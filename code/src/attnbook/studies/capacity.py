@@ -17,7 +17,9 @@ symbols carry no pattern, so the decoder must get every symbol from the source t
 length grows, a fixed-size summary has to hold more and more of them, while attention reads one position
 at a time.
 
->>> result = train_and_score("attention", length=4, steps=20, hidden_dim=16, eval_size=32)
+>>> result = train_and_score(
+...     "attention", length=4, steps=20, hidden_dim=16, eval_size=32
+... )
 >>> result.summary, result.length, 0.0 <= result.token_accuracy <= 1.0
 ('attention', 4, True)
 """
@@ -51,7 +53,9 @@ def _check_positive(name: str, value: object) -> int:
     return value
 
 
-def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+def _check_choice(
+    name: str, value: object, choices: tuple[str, ...]
+) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return value  # type: ignore[return-value]
@@ -84,17 +88,33 @@ def copy_batch(
         ValueError: a size is not a positive int, or ``task`` is unknown.
 
     >>> src, tgt_in, tgt_out = copy_batch(
-    ...     2, 5, 10, task="reverse", generator=torch.Generator().manual_seed(0)
+    ...     2,
+    ...     5,
+    ...     10,
+    ...     task="reverse",
+    ...     generator=torch.Generator().manual_seed(0),
     ... )
-    >>> src.shape, bool((tgt_out == src.flip(1)).all()), tgt_in[:, 0].tolist()
+    >>> (
+    ...     src.shape,
+    ...     bool((tgt_out == src.flip(1)).all()),
+    ...     tgt_in[:, 0].tolist(),
+    ... )
     (torch.Size([2, 5]), True, [0, 0])
     """
-    for name, value in (("batch_size", batch_size), ("length", length), ("num_symbols", num_symbols)):
+    for name, value in (
+        ("batch_size", batch_size),
+        ("length", length),
+        ("num_symbols", num_symbols),
+    ):
         _check_positive(name, value)
     _check_choice("task", task, TASKS)
-    src = torch.randint(1, num_symbols + 1, (batch_size, length), generator=generator).to(device)
+    src = torch.randint(
+        1, num_symbols + 1, (batch_size, length), generator=generator
+    ).to(device)
     tgt_out = src if task == "copy" else src.flip(1)
-    sos = torch.full((batch_size, 1), SOS_ID, dtype=src.dtype, device=src.device)
+    sos = torch.full(
+        (batch_size, 1), SOS_ID, dtype=src.dtype, device=src.device
+    )
     return src, torch.cat([sos, tgt_out[:, :-1]], dim=1), tgt_out
 
 
@@ -112,33 +132,65 @@ class CapacityModel(nn.Module):
         - encoder states: ``(batch, src_len, hidden_dim)``.
         - logits: ``(batch, tgt_len, num_symbols + 1)``; attention weights ``(batch, tgt_len, src_len)``.
 
-    >>> model = CapacityModel(num_symbols=10, hidden_dim=16, summary="mean")
+    >>> model = CapacityModel(
+    ...     num_symbols=10, hidden_dim=16, summary="mean"
+    ... )
     >>> src, tgt_in, _ = copy_batch(3, 7, 10)
     >>> model(src, tgt_in).shape
     torch.Size([3, 7, 11])
     """
 
-    def __init__(self, num_symbols: int, hidden_dim: int, summary: str, emb_dim: int | None = None) -> None:
+    def __init__(
+        self,
+        num_symbols: int,
+        hidden_dim: int,
+        summary: str,
+        emb_dim: int | None = None,
+    ) -> None:
         super().__init__()
         _check_positive("num_symbols", num_symbols)
         _check_positive("hidden_dim", hidden_dim)
-        emb_dim = hidden_dim if emb_dim is None else _check_positive("emb_dim", emb_dim)
+        emb_dim = (
+            hidden_dim
+            if emb_dim is None
+            else _check_positive("emb_dim", emb_dim)
+        )
         self.summary = _check_choice("summary", summary, SUMMARIES)
         self.num_symbols, self.hidden_dim = num_symbols, hidden_dim
         self.src_embedding = nn.Embedding(num_symbols + 1, emb_dim)
         self.tgt_embedding = nn.Embedding(num_symbols + 1, emb_dim)
-        self.encoder = nn.GRU(emb_dim, hidden_dim, batch_first=True)  # h_j = f(h_{j-1}, x_j)
-        self.decoder = nn.GRU(emb_dim, hidden_dim, batch_first=True)  # s_i = g(s_{i-1}, y_{i-1})
-        self.bridge = nn.Linear(hidden_dim, hidden_dim)  # s_0 = tanh(W_s c)
-        self.attention = LuongAttention(hidden_dim, hidden_dim, score="dot")  # no parameters
-        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c in tanh(W_c [c_i; s_i])
+        self.encoder = nn.GRU(
+            emb_dim, hidden_dim, batch_first=True
+        )  # h_j = f(h_{j-1}, x_j)
+        self.decoder = nn.GRU(
+            emb_dim, hidden_dim, batch_first=True
+        )  # s_i = g(s_{i-1}, y_{i-1})
+        self.bridge = nn.Linear(
+            hidden_dim, hidden_dim
+        )  # s_0 = tanh(W_s c)
+        self.attention = LuongAttention(
+            hidden_dim, hidden_dim, score="dot"
+        )  # no parameters
+        self.combine = nn.Linear(
+            2 * hidden_dim, hidden_dim
+        )  # W_c in tanh(W_c [c_i; s_i])
         self.out = nn.Linear(hidden_dim, num_symbols + 1)
 
     def encode(self, src: Tensor) -> Tensor:
         """The encoder states :math:`h_1 \\dots h_S`: ``(batch, src_len, hidden_dim)``."""
-        if not isinstance(src, Tensor) or src.dim() != 2 or src.dtype != torch.int64:
-            got = f"{src.dtype} {tuple(src.shape)}" if isinstance(src, Tensor) else type(src).__name__
-            raise ValueError(f"src must be an int64 tensor of shape (batch, src_len), got {got}")
+        if (
+            not isinstance(src, Tensor)
+            or src.dim() != 2
+            or src.dtype != torch.int64
+        ):
+            got = (
+                f"{src.dtype} {tuple(src.shape)}"
+                if isinstance(src, Tensor)
+                else type(src).__name__
+            )
+            raise ValueError(
+                f"src must be an int64 tensor of shape (batch, src_len), got {got}"
+            )
         return self.encoder(self.src_embedding(src))[0]
 
     def summarise(self, states: Tensor) -> Tensor:
@@ -146,7 +198,9 @@ class CapacityModel(nn.Module):
 
         ``"mean"`` averages every state; ``"final"`` and ``"attention"`` take the last one, :math:`h_S`.
         """
-        return states.mean(dim=1) if self.summary == "mean" else states[:, -1]
+        return (
+            states.mean(dim=1) if self.summary == "mean" else states[:, -1]
+        )
 
     def decode(
         self, states: Tensor, tgt_in: Tensor, hidden: Tensor | None = None
@@ -166,14 +220,24 @@ class CapacityModel(nn.Module):
         """
         summary = self.summarise(states)  # (batch, hidden_dim)
         if hidden is None:
-            hidden = torch.tanh(self.bridge(summary)).unsqueeze(0)  # (1, batch, hidden_dim)
-        decoder_states, hidden = self.decoder(self.tgt_embedding(tgt_in), hidden)  # (batch, tgt_len, d_h)
+            hidden = torch.tanh(self.bridge(summary)).unsqueeze(
+                0
+            )  # (1, batch, hidden_dim)
+        decoder_states, hidden = self.decoder(
+            self.tgt_embedding(tgt_in), hidden
+        )  # (batch, tgt_len, d_h)
         weights = None
         if self.summary == "attention":
-            context, weights = self.attention(decoder_states, states)  # query: the current state s_i
+            context, weights = self.attention(
+                decoder_states, states
+            )  # query: the current state s_i
         else:
-            context = summary.unsqueeze(1).expand_as(decoder_states)  # the same c at every step
-        attentional = torch.tanh(self.combine(torch.cat([context, decoder_states], dim=-1)))
+            context = summary.unsqueeze(1).expand_as(
+                decoder_states
+            )  # the same c at every step
+        attentional = torch.tanh(
+            self.combine(torch.cat([context, decoder_states], dim=-1))
+        )
         return self.out(attentional), hidden, weights
 
     def forward(self, src: Tensor, tgt_in: Tensor) -> Tensor:
@@ -184,7 +248,9 @@ class CapacityModel(nn.Module):
     def greedy(self, src: Tensor, tgt_len: int) -> Tensor:
         """Write ``tgt_len`` symbols, each step reading the model's own previous symbol: ``(batch, tgt_len)``."""
         states = self.encode(src)
-        prev = torch.full((src.shape[0], 1), SOS_ID, dtype=torch.int64, device=src.device)
+        prev = torch.full(
+            (src.shape[0], 1), SOS_ID, dtype=torch.int64, device=src.device
+        )
         hidden, written = None, []
         for _ in range(tgt_len):
             logits, hidden, _ = self.decode(states, prev, hidden)
@@ -294,10 +360,17 @@ def train_and_score(
     start = time.perf_counter()
     for _ in range(steps):
         src, tgt_in, tgt_out = copy_batch(
-            batch_size, length, num_symbols, task=task, generator=train_generator, device=device
+            batch_size,
+            length,
+            num_symbols,
+            task=task,
+            generator=train_generator,
+            device=device,
         )
         logits = model(src, tgt_in)
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.flatten())
+        loss = nn.functional.cross_entropy(
+            logits.flatten(0, 1), tgt_out.flatten()
+        )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -310,7 +383,12 @@ def train_and_score(
     model.eval()
     eval_generator = torch.Generator().manual_seed(seed + 1_000_003)
     src, _, tgt_out = copy_batch(
-        eval_size, length, num_symbols, task=task, generator=eval_generator, device=device
+        eval_size,
+        length,
+        num_symbols,
+        task=task,
+        generator=eval_generator,
+        device=device,
     )
     correct = model.greedy(src, length) == tgt_out
     return CapacityResult(
@@ -350,7 +428,10 @@ def capacity_sweep(
         One :class:`CapacityResult` per (seed, length, summary), in that order.
     """
     runs: Iterable[tuple[int, int, str]] = [
-        (seed, length, summary) for seed in seeds for length in lengths for summary in summaries
+        (seed, length, summary)
+        for seed in seeds
+        for length in lengths
+        for summary in summaries
     ]
     if progress:
         runs = tqdm(runs, desc="capacity")

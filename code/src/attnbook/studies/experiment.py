@@ -6,9 +6,16 @@
 refuses an impossible value when it is built, with a message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
 command-line flag per field: see :mod:`attnbook.cli.flags`).
 
->>> from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig, run_experiment
+>>> from attnbook.studies.experiment import (
+...     DataConfig,
+...     ExperimentConfig,
+...     ModelConfig,
+...     run_experiment,
+... )
 >>> from attnbook.nmt.training import TrainConfig
->>> ExperimentConfig(model=ModelConfig(attention="luong", luong_score="dot"))
+>>> ExperimentConfig(
+...     model=ModelConfig(attention="luong", luong_score="dot")
+... )
 Traceback (most recent call last):
 ...
 ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
@@ -67,12 +74,17 @@ class DataConfig:
     def splits(self) -> DataSplits:
         """Draw the three splits (the same sentences whether or not the source is reversed)."""
         splits = make_splits(
-            self.n_train, self.n_val, self.n_test, seed=self.data_seed, max_src_len=self.max_src_len
+            self.n_train,
+            self.n_val,
+            self.n_test,
+            seed=self.data_seed,
+            max_src_len=self.max_src_len,
         )
         if not self.reverse_source:
             return splits
         train, val, test = (
-            [p.with_source_reversed() for p in part] for part in (splits.train, splits.val, splits.test)
+            [p.with_source_reversed() for p in part]
+            for part in (splits.train, splits.val, splits.test)
         )
         return DataSplits(train, val, test)
 
@@ -85,7 +97,10 @@ def default_lr_decay(model: ModelConfig) -> bool:
     (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``), so the last updates are small. Bahdanau's
     decoder and the baseline keep a constant rate, the setting of chapter 6.
 
-    >>> default_lr_decay(ModelConfig(attention="luong")), default_lr_decay(ModelConfig(attention="bahdanau"))
+    >>> (
+    ...     default_lr_decay(ModelConfig(attention="luong")),
+    ...     default_lr_decay(ModelConfig(attention="bahdanau")),
+    ... )
     (True, False)
     """
     return model.attention == "luong"
@@ -114,11 +129,14 @@ class ExperimentConfig:
 
     >>> (
     ...     ExperimentConfig().train.lr_decay,
-    ...     ExperimentConfig(model=ModelConfig(attention="luong")).train.lr_decay,
+    ...     ExperimentConfig(
+    ...         model=ModelConfig(attention="luong")
+    ...     ).train.lr_decay,
     ... )
     (False, True)
     >>> ExperimentConfig(
-    ...     model=ModelConfig(attention="luong"), train=TrainConfig(lr_decay=False)
+    ...     model=ModelConfig(attention="luong"),
+    ...     train=TrainConfig(lr_decay=False),
     ... ).train.lr_decay
     False
     """
@@ -126,14 +144,19 @@ class ExperimentConfig:
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
-    model_kind: str = field(default="seq2seq", metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"})
+    model_kind: str = field(
+        default="seq2seq",
+        metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"},
+    )
     transformer: TransformerSizes = field(default_factory=TransformerSizes)
 
     def __post_init__(self) -> None:
         check_fields(self)
         if self.train.lr_decay is None:
             decay = default_lr_decay_for(self.model_kind, self.model)
-            object.__setattr__(self, "train", replace(self.train, lr_decay=decay))
+            object.__setattr__(
+                self, "train", replace(self.train, lr_decay=decay)
+            )
 
 
 class RunConfig(Protocol):
@@ -163,20 +186,44 @@ def build_translator(
     the model accepts.
 
     >>> from attnbook.nmt.data import Vocab
-    >>> config = ExperimentConfig(model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4))
-    >>> translator = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
-    >>> translator.model.config.luong_score, translator.model.config.max_src_len
+    >>> config = ExperimentConfig(
+    ...     model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4)
+    ... )
+    >>> translator = build_translator(
+    ...     config, Vocab(["the", "cat"]), Vocab(["le", "chat"])
+    ... )
+    >>> (
+    ...     translator.model.config.luong_score,
+    ...     translator.model.config.max_src_len,
+    ... )
     ('general', 25)
-    >>> twin = build_translator(config, Vocab(["the", "cat"]), Vocab(["le", "chat"]))
-    >>> all(torch.equal(a, b) for a, b in zip(translator.model.parameters(), twin.model.parameters()))
+    >>> twin = build_translator(
+    ...     config, Vocab(["the", "cat"]), Vocab(["le", "chat"])
+    ... )
+    >>> all(
+    ...     torch.equal(a, b)
+    ...     for a, b in zip(
+    ...         translator.model.parameters(), twin.model.parameters()
+    ...     )
+    ... )
     True
     >>> transformer = replace(config, model_kind="transformer")
-    >>> build_translator(transformer, Vocab(["the", "cat"]), Vocab(["le", "chat"])).model.kind
+    >>> build_translator(
+    ...     transformer, Vocab(["the", "cat"]), Vocab(["le", "chat"])
+    ... ).model.kind
     'transformer'
     """
-    longest = config.data.max_src_len if max_src_len is None else max_src_len  # type: ignore[attr-defined]
-    sizes = config.transformer if config.model_kind == "transformer" else config.model
-    model_config = sizes.sized(len(src_vocab), len(tgt_vocab), max_src_len=longest)
+    longest = (
+        config.data.max_src_len if max_src_len is None else max_src_len
+    )  # type: ignore[attr-defined]
+    sizes = (
+        config.transformer
+        if config.model_kind == "transformer"
+        else config.model
+    )
+    model_config = sizes.sized(
+        len(src_vocab), len(tgt_vocab), max_src_len=longest
+    )
     set_seed(config.train.seed if seed is None else seed)
     model = MODEL_KINDS[config.model_kind](model_config)
     if device is not None:
@@ -186,12 +233,20 @@ def build_translator(
 
 def attention_name(config: RunConfig) -> str:
     """The attention a run's model uses, as its summary names it: the decoder's, or ``multi-head``."""
-    return "multi-head" if config.model_kind == "transformer" else config.model.attention
+    return (
+        "multi-head"
+        if config.model_kind == "transformer"
+        else config.model.attention
+    )
 
 
 def run_settings(config: RunConfig) -> dict[str, Any]:
     """The data and model settings of a run as one flat dict (the summary's ``config``)."""
-    sizes = config.transformer if config.model_kind == "transformer" else config.model
+    sizes = (
+        config.transformer
+        if config.model_kind == "transformer"
+        else config.model
+    )
     data = asdict(config.data)  # type: ignore[attr-defined]  (every run's configuration has its data)
     return {**data, "model_kind": config.model_kind, **asdict(sizes)}
 
@@ -209,7 +264,11 @@ class Experiment:
 
     def to_dict(self) -> dict[str, Any]:
         """The headline numbers as plain values (the command line's JSON)."""
-        metrics = self.evaluation.to_dict() if self.evaluation is not None else {}
+        metrics = (
+            self.evaluation.to_dict()
+            if self.evaluation is not None
+            else {}
+        )
         return {
             "attention": attention_name(self.config),
             "device": str(self.device),
@@ -243,7 +302,19 @@ def run_experiment(
     splits = config.data.splits()
     src_vocab = Vocab.build(p.source for p in splits.train)
     tgt_vocab = Vocab.build(p.target for p in splits.train)
-    translator = build_translator(config, src_vocab, tgt_vocab, device=device)
-    training = train(translator, splits.train, splits.val, config.train, progress=progress)
-    evaluation = evaluate(translator, splits.test) if evaluate_test else None
-    return Experiment(config, splits, translator, training, evaluation, device)
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device=device
+    )
+    training = train(
+        translator,
+        splits.train,
+        splits.val,
+        config.train,
+        progress=progress,
+    )
+    evaluation = (
+        evaluate(translator, splits.test) if evaluate_test else None
+    )
+    return Experiment(
+        config, splits, translator, training, evaluation, device
+    )

@@ -63,7 +63,10 @@ PACKAGED_UNITS = "subwords_cpu.json"
 
 
 def score_report(
-    hypotheses: Sequence[str], references: Sequence[Sequence[str]], *, cased: bool
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    cased: bool,
 ) -> dict[str, Any]:
     """BLEU against every reference and against the first one only, chrF, and BLEU's sacreBLEU signature.
 
@@ -81,23 +84,38 @@ def score_report(
     Raises:
         ValueError: the lists differ in length, are empty, or a sentence has no reference.
 
-    >>> report = score_report(["Il fait froid."], [["Il fait froid.", "J'ai froid."]], cased=True)
+    >>> report = score_report(
+    ...     ["Il fait froid."],
+    ...     [["Il fait froid.", "J'ai froid."]],
+    ...     cased=True,
+    ... )
     >>> round(report["bleu"]), report["bleu_signature"].split("|")[1:3]
     (100, ['case:mixed', 'eff:no'])
     """
     if len(hypotheses) != len(references):
-        raise ValueError(f"got {len(hypotheses)} hypotheses for {len(references)} sentences")
+        raise ValueError(
+            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+        )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
     if any(len(r) == 0 for r in references):
-        raise ValueError("every sentence needs at least one reference translation")
+        raise ValueError(
+            "every sentence needs at least one reference translation"
+        )
     depth = max(len(r) for r in references)
-    streams = [[r[k] if k < len(r) else None for r in references] for k in range(depth)]
+    streams = [
+        [r[k] if k < len(r) else None for r in references]
+        for k in range(depth)
+    ]
     lowercase = not cased
     bleu = sacrebleu.metrics.BLEU(lowercase=lowercase)
     multi = bleu.corpus_score(list(hypotheses), streams)
-    single = sacrebleu.metrics.BLEU(lowercase=lowercase).corpus_score(list(hypotheses), streams[:1])
-    chrf = sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(list(hypotheses), streams)
+    single = sacrebleu.metrics.BLEU(lowercase=lowercase).corpus_score(
+        list(hypotheses), streams[:1]
+    )
+    chrf = sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(
+        list(hypotheses), streams
+    )
     return {
         "bleu": multi.score,
         "bleu_single": single.score,
@@ -111,9 +129,16 @@ def score_report(
 # Pieces: the split, the units, the evaluation
 
 
-def piece_pairs(pairs: Sequence[SentencePair], source: Subwords, target: Subwords) -> list[SentencePair]:
+def piece_pairs(
+    pairs: Sequence[SentencePair], source: Subwords, target: Subwords
+) -> list[SentencePair]:
     """``pairs`` with each side cut into pieces (the word tokens joined by spaces, then cut)."""
-    return [SentencePair(tuple(source.encode(p.source)), tuple(target.encode(p.target))) for p in pairs]
+    return [
+        SentencePair(
+            tuple(source.encode(p.source)), tuple(target.encode(p.target))
+        )
+        for p in pairs
+    ]
 
 
 @dataclass(frozen=True)
@@ -147,7 +172,11 @@ class PiecesEvaluation:
     def to_dict(self) -> dict[str, Any]:
         """The headline numbers as plain values; the scores keep their keys, the lower-cased ones with
         the suffix ``_lowercased``."""
-        lower = {f"{k}_lowercased": v for k, v in self.lowercased.items() if k != "cased"}
+        lower = {
+            f"{k}_lowercased": v
+            for k, v in self.lowercased.items()
+            if k != "cased"
+        }
         return {
             **{k: v for k, v in self.cased.items() if k != "cased"},
             **lower,
@@ -192,10 +221,14 @@ def evaluate_pieces(
     sources = [first[k].source for k in grouped]
     source_pieces = [source_units.encode(s) for s in sources]
     decoded = translator.decode_pairs(
-        [SentencePair(tuple(p), ("▁",)) for p in source_pieces], beam_size=beam_size
+        [SentencePair(tuple(p), ("▁",)) for p in source_pieces],
+        beam_size=beam_size,
     )
     pieces = [translator.tgt_vocab.decode(h.ids) for h in decoded]
-    words = [Subwords.join([UNK_SCORED if p == UNK else p for p in ps]).split() for ps in pieces]
+    words = [
+        Subwords.join([UNK_SCORED if p == UNK else p for p in ps]).split()
+        for ps in pieces
+    ]
     translations = [detokenize_french(w) for w in words]
     references = list(grouped.values())
     return PiecesEvaluation(
@@ -265,9 +298,13 @@ def run_pieces_experiment(
     """
     data = config.data
     if data.subwords == 0:
-        raise ValueError("config.data.subwords is 0 (whole words): use run_real_experiment")
+        raise ValueError(
+            "config.data.subwords is 0 (whole words): use run_real_experiment"
+        )
     if not pairs:
-        raise ValueError("the corpus has no sentence pairs: nothing to train on")
+        raise ValueError(
+            "the corpus has no sentence pairs: nothing to train on"
+        )
     device = torch.device(device) if device is not None else get_device()
     split = split_by_english(
         pairs,
@@ -277,26 +314,54 @@ def run_pieces_experiment(
         key=lowered_source,
     )
     if units is None:
-        source_units = learn_subwords((p.source for p in split.train), data.subwords)
-        target_units = learn_subwords((p.target for p in split.train), data.subwords)
+        source_units = learn_subwords(
+            (p.source for p in split.train), data.subwords
+        )
+        target_units = learn_subwords(
+            (p.target for p in split.train), data.subwords
+        )
     else:
         source_units, target_units = units
-        if (len(source_units), len(target_units)) != (data.subwords, data.subwords):
+        if (len(source_units), len(target_units)) != (
+            data.subwords,
+            data.subwords,
+        ):
             raise ValueError(
                 f"units has {len(source_units)} and {len(target_units)} pieces; config.data.subwords "
                 f"asks for {data.subwords}"
             )
     train_pairs = piece_pairs(split.train, source_units, target_units)
     val_pairs = piece_pairs(split.val, source_units, target_units)
-    src_vocab, tgt_vocab = Vocab(source_units.pieces), Vocab(target_units.pieces)  # <unk> is a special
-    longest = max(data.max_src_len, *(len(source_units.encode(p.source)) for p in pairs))
-    translator = build_translator(config, src_vocab, tgt_vocab, device=device, max_src_len=longest)
-    training = train(translator, train_pairs, val_pairs, config.train, progress=progress)
+    src_vocab, tgt_vocab = (
+        Vocab(source_units.pieces),
+        Vocab(target_units.pieces),
+    )  # <unk> is a special
+    longest = max(
+        data.max_src_len,
+        *(len(source_units.encode(p.source)) for p in pairs),
+    )
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
+    )
+    training = train(
+        translator, train_pairs, val_pairs, config.train, progress=progress
+    )
     evaluation = evaluate_pieces(
-        translator, split.test, source_units, target_units, beam_size=config.beam_size
+        translator,
+        split.test,
+        source_units,
+        target_units,
+        beam_size=config.beam_size,
     )
     return PiecesExperiment(
-        config, split, source_units, target_units, translator, training, evaluation, device
+        config,
+        split,
+        source_units,
+        target_units,
+        translator,
+        training,
+        evaluation,
+        device,
     )
 
 
@@ -308,13 +373,21 @@ def word_report(experiment: Any) -> dict[str, Any]:
     """The word-level run's scores as :func:`score_report` gives them (lower-cased text, ``<unk>`` kept),
     and the count of held-out sentences with an unknown word."""
     evaluation = experiment.evaluation
-    texts = [detokenize_french([UNK_SCORED if t == UNK else t for t in h]) for h in evaluation.hypotheses]
-    references = [[detokenize_french(r) for r in refs] for refs in evaluation.references]
+    texts = [
+        detokenize_french([UNK_SCORED if t == UNK else t for t in h])
+        for h in evaluation.hypotheses
+    ]
+    references = [
+        [detokenize_french(r) for r in refs]
+        for refs in evaluation.references
+    ]
     vocab = experiment.translator.src_vocab
     return {
         **score_report(texts, references, cased=False),
         "n_sentences": len(evaluation.sources),
-        "n_sentences_unknown": sum(bool(vocab.unknown(s)) for s in evaluation.sources),
+        "n_sentences_unknown": sum(
+            bool(vocab.unknown(s)) for s in evaluation.sources
+        ),
         "n_unknown": evaluation.n_unknown,
         "bleu_unk_replaced": evaluation.score_replaced.bleu,
     }
@@ -355,7 +428,10 @@ class UnitsComparison:
 
     def runs_of(self, units: str) -> list[UnitsRun]:
         """The runs over ``units`` (``"words"`` or ``"pieces"``), in seed order."""
-        return sorted((r for r in self.runs if r.units == units), key=lambda r: r.seed)
+        return sorted(
+            (r for r in self.runs if r.units == units),
+            key=lambda r: r.seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -363,7 +439,13 @@ class UnitsComparison:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> UnitsComparison:
         def run(r: dict[str, Any]) -> UnitsRun:
-            return UnitsRun(**{**r, "val_steps": tuple(r["val_steps"]), "val_losses": tuple(r["val_losses"])})
+            return UnitsRun(
+                **{
+                    **r,
+                    "val_steps": tuple(r["val_steps"]),
+                    "val_losses": tuple(r["val_losses"]),
+                }
+            )
 
         chapter = values.get("chapter_run")
         return cls(
@@ -376,13 +458,21 @@ class UnitsComparison:
         )
 
 
-def real_config(subwords: int, seed: int, base: RealConfig | None = None) -> RealConfig:
+def real_config(
+    subwords: int, seed: int, base: RealConfig | None = None
+) -> RealConfig:
     """``base`` (default: the command line's default run) with ``subwords`` pieces and training seed ``seed``."""
     base = base or RealConfig()
-    return replace(base, data=replace(base.data, subwords=subwords), train=replace(base.train, seed=seed))
+    return replace(
+        base,
+        data=replace(base.data, subwords=subwords),
+        train=replace(base.train, seed=seed),
+    )
 
 
-def _units_run(units: str, seed: int, scores: dict[str, Any], training: TrainResult) -> UnitsRun:
+def _units_run(
+    units: str, seed: int, scores: dict[str, Any], training: TrainResult
+) -> UnitsRun:
     return UnitsRun(
         units=units,
         seed=seed,
@@ -422,19 +512,47 @@ def compare_units(
     base = base or RealConfig()
     device = torch.device(device)
     start = time.perf_counter()
-    chapter_config = chapter_pieces_config(real_config(subwords, seeds[0], base))
+    chapter_config = chapter_pieces_config(
+        real_config(subwords, seeds[0], base)
+    )
     chapter_run = None
-    if chapter_config != real_config(subwords, seeds[0], base):  # else the first seed's run is the chapter's
-        chapter = run_pieces_experiment(cased_pairs, chapter_config, device=device, progress=progress)
-        chapter_run = _units_run("pieces", seeds[0], chapter.evaluation.to_dict(), chapter.training)
+    if chapter_config != real_config(
+        subwords, seeds[0], base
+    ):  # else the first seed's run is the chapter's
+        chapter = run_pieces_experiment(
+            cased_pairs, chapter_config, device=device, progress=progress
+        )
+        chapter_run = _units_run(
+            "pieces",
+            seeds[0],
+            chapter.evaluation.to_dict(),
+            chapter.training,
+        )
     runs = []
     for seed in seeds:
-        words = run_real_experiment(word_pairs, real_config(0, seed, base), device=device, progress=progress)
-        runs.append(_units_run("words", seed, word_report(words), words.training))
-        pieces = run_pieces_experiment(
-            cased_pairs, real_config(subwords, seed, base), device=device, progress=progress
+        words = run_real_experiment(
+            word_pairs,
+            real_config(0, seed, base),
+            device=device,
+            progress=progress,
         )
-        runs.append(_units_run("pieces", seed, pieces.evaluation.to_dict(), pieces.training))
+        runs.append(
+            _units_run("words", seed, word_report(words), words.training)
+        )
+        pieces = run_pieces_experiment(
+            cased_pairs,
+            real_config(subwords, seed, base),
+            device=device,
+            progress=progress,
+        )
+        runs.append(
+            _units_run(
+                "pieces",
+                seed,
+                pieces.evaluation.to_dict(),
+                pieces.training,
+            )
+        )
         if chapter_run is None:
             chapter_run = runs[-1]
     config = {
@@ -442,11 +560,19 @@ def compare_units(
         "model": asdict(base.model),
         "train": base.train.to_dict(),
         "beam_size": base.beam_size,
-        "chapter": {"max_epochs": chapter_config.train.max_epochs, "beam_size": chapter_config.beam_size},
+        "chapter": {
+            "max_epochs": chapter_config.train.max_epochs,
+            "beam_size": chapter_config.beam_size,
+        },
     }
-    command = " ".join(["python -m attnbook", *sys.argv[1:]]) if sys.argv[0].endswith("attnbook") else ""
+    command = (
+        " ".join(["python -m attnbook", *sys.argv[1:]])
+        if sys.argv[0].endswith("attnbook")
+        else ""
+    )
     return UnitsComparison(
-        command=command or f"python -m attnbook subwords --subwords {subwords}",
+        command=command
+        or f"python -m attnbook subwords --subwords {subwords}",
         environment=asdict(environment(device, torch.get_num_threads())),
         config=config,
         runs=tuple(runs),
@@ -455,7 +581,9 @@ def compare_units(
     )
 
 
-def merge_units_comparisons(parts: Sequence[UnitsComparison], command: str) -> UnitsComparison:
+def merge_units_comparisons(
+    parts: Sequence[UnitsComparison], command: str
+) -> UnitsComparison:
     """One comparison from several recorded with the same configuration and other seeds (run side by side).
 
     The runs are put together in seed order; the chapter's run is the one of the lowest seed; the
@@ -467,8 +595,13 @@ def merge_units_comparisons(parts: Sequence[UnitsComparison], command: str) -> U
     if not parts:
         raise ValueError("parts is empty: nothing to merge")
     if any(p.config != parts[0].config for p in parts):
-        raise ValueError("the parts were recorded with different configurations")
-    runs = sorted((r for p in parts for r in p.runs), key=lambda r: (r.seed, r.units != "words"))
+        raise ValueError(
+            "the parts were recorded with different configurations"
+        )
+    runs = sorted(
+        (r for p in parts for r in p.runs),
+        key=lambda r: (r.seed, r.units != "words"),
+    )
     keys = [(r.units, r.seed) for r in runs]
     if len(set(keys)) != len(keys):
         raise ValueError("a seed is recorded in two parts")
@@ -479,17 +612,23 @@ def merge_units_comparisons(parts: Sequence[UnitsComparison], command: str) -> U
         config=parts[0].config,
         runs=tuple(runs),
         seconds=max(p.seconds for p in parts),
-        chapter_run=min(chapters, key=lambda r: r.seed) if chapters else None,
+        chapter_run=min(chapters, key=lambda r: r.seed)
+        if chapters
+        else None,
     )
 
 
 def chapter_pieces_config(config: RealConfig) -> RealConfig:
     """The short run the real-sentences chapter trains live: ``config`` for 2 epochs (the learning rate
     still falls to zero over them), translated greedily."""
-    return replace(config, beam_size=1, train=replace(config.train, max_epochs=2))
+    return replace(
+        config, beam_size=1, train=replace(config.train, max_epochs=2)
+    )
 
 
-def save_units_comparison(comparison: UnitsComparison, path: str | os.PathLike[str]) -> Path:
+def save_units_comparison(
+    comparison: UnitsComparison, path: str | os.PathLike[str]
+) -> Path:
     """Write a comparison as indented JSON (creating the folder); return the path."""
     return save_result(comparison, path)
 
@@ -501,12 +640,18 @@ def load_units_comparison(path: str | os.PathLike[str]) -> UnitsComparison:
         ValueError: the file does not hold one; the message names the file.
     """
     try:
-        return UnitsComparison.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        return UnitsComparison.from_dict(
+            json.loads(Path(path).read_text(encoding="utf-8"))
+        )
     except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path}: not a recorded comparison of words and pieces ({error})") from error
+        raise ValueError(
+            f"{path}: not a recorded comparison of words and pieces ({error})"
+        ) from error
 
 
-def packaged_units_comparison(name: str = PACKAGED_UNITS) -> UnitsComparison:
+def packaged_units_comparison(
+    name: str = PACKAGED_UNITS,
+) -> UnitsComparison:
     """The comparison recorded in the package (see the module's docstring for how it was made)."""
     with package_path(name) as path:
         return load_units_comparison(path)
@@ -530,7 +675,9 @@ def units_config(comparison: UnitsComparison) -> RealConfig:
 def format_units_comparison(comparison: UnitsComparison) -> str:
     """A table of the comparison: per seed and as mean ± standard deviation, BLEU, chrF and seconds."""
     keys = ("bleu", "bleu_single", "chrf")
-    lines = [f"{'units':<24}{'seed':>5}{'BLEU':>8}{'BLEU 1-ref':>12}{'chrF':>8}{'seconds':>9}{'unknown':>9}"]
+    lines = [
+        f"{'units':<24}{'seed':>5}{'BLEU':>8}{'BLEU 1-ref':>12}{'chrF':>8}{'seconds':>9}{'unknown':>9}"
+    ]
     for units, suffix, label in (
         ("words", "", "words (lower-cased)"),
         ("pieces", "_lowercased", "pieces (lower-cased)"),
@@ -543,12 +690,21 @@ def format_units_comparison(comparison: UnitsComparison) -> str:
                 f"{label:<24}{run.seed:>5}{values[0]:>8.1f}{values[1]:>12.1f}{values[2]:>8.1f}"
                 f"{run.train_seconds:>9.0f}{run.scores['n_sentences_unknown']:>9}"
             )
-        means = [statistics.mean(r.scores[k + suffix] for r in runs) for k in keys]
+        means = [
+            statistics.mean(r.scores[k + suffix] for r in runs)
+            for k in keys
+        ]
         spreads = [
-            statistics.stdev(r.scores[k + suffix] for r in runs) if len(runs) > 1 else 0.0 for k in keys
+            statistics.stdev(r.scores[k + suffix] for r in runs)
+            if len(runs) > 1
+            else 0.0
+            for k in keys
         ]
         lines.append(
             f"{label + ', mean ± sd':<29}"
-            + "".join(f"{m:>6.1f}±{s:<4.1f}" for m, s in zip(means, spreads, strict=True))
+            + "".join(
+                f"{m:>6.1f}±{s:<4.1f}"
+                for m, s in zip(means, spreads, strict=True)
+            )
         )
     return "\n".join(lines)

@@ -37,14 +37,24 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from attnbook.core.records import Environment, environment, package_path, save_result
+from attnbook.core.records import (
+    Environment,
+    environment,
+    package_path,
+    save_result,
+)
 from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.data import SentencePair, Vocab
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.training import TrainResult, train
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import build_translator
-from attnbook.studies.realdata import EnglishSplit, RealConfig, evaluate_real, split_by_english
+from attnbook.studies.realdata import (
+    EnglishSplit,
+    RealConfig,
+    evaluate_real,
+    split_by_english,
+)
 
 PACKAGED_COMPARISON = "realcompare_cpu.json"
 """The file name, in the package's ``data`` folder, of the recorded comparison."""
@@ -52,7 +62,10 @@ PACKAGED_COMPARISON = "realcompare_cpu.json"
 COMPARED_MODELS = ("bahdanau", "transformer")
 """The models compared: the GRU encoder-decoder with Bahdanau attention, and the Transformer."""
 
-COMPARED_LABELS = {"bahdanau": "GRU + Bahdanau attention", "transformer": "Transformer"}
+COMPARED_LABELS = {
+    "bahdanau": "GRU + Bahdanau attention",
+    "transformer": "Transformer",
+}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -193,7 +206,9 @@ class ComparisonRun:
         fields = dict(values)
         for name in ("val_steps", "val_losses", "train_losses"):
             fields[name] = tuple(fields[name])
-        fields["head_agreement"] = tuple(tuple(row) for row in fields.get("head_agreement", ()))
+        fields["head_agreement"] = tuple(
+            tuple(row) for row in fields.get("head_agreement", ())
+        )
         return cls(**fields)
 
 
@@ -223,7 +238,10 @@ class RealComparison:
 
     def runs_of(self, model: str) -> list[ComparisonRun]:
         """The runs of one model, one per seed, in seed order."""
-        return sorted((run for run in self.runs if run.model == model), key=lambda run: run.seed)
+        return sorted(
+            (run for run in self.runs if run.model == model),
+            key=lambda run: run.seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,35 +265,57 @@ class RealComparison:
                 Environment(**values["environment"]),
                 str(values["command"]),
                 dict(values["config"]),
-                tuple(ComparisonRun.from_dict(run) for run in values["runs"]),
+                tuple(
+                    ComparisonRun.from_dict(run) for run in values["runs"]
+                ),
                 int(values["n_agreement_sentences"]),
                 float(values["seconds"]),
             )
         except (KeyError, TypeError) as error:
-            raise ValueError(f"not a comparison on real sentences: {error!r}") from error
+            raise ValueError(
+                f"not a comparison on real sentences: {error!r}"
+            ) from error
 
 
-def comparison_model_config(base: RealConfig, model: str, seed: int) -> RealConfig:
+def comparison_model_config(
+    base: RealConfig, model: str, seed: int
+) -> RealConfig:
     """``base`` with ``model``'s kind (the GRU with Bahdanau attention, or the Transformer), seeded ``seed``.
 
     Raises:
         ValueError: ``model`` is not one of :data:`COMPARED_MODELS`.
     """
     if model not in COMPARED_MODELS:
-        raise ValueError(f"model must be one of {COMPARED_MODELS}, got {model!r}")
+        raise ValueError(
+            f"model must be one of {COMPARED_MODELS}, got {model!r}"
+        )
     train_config = replace(base.train, seed=seed)
     if model == "transformer":
         return replace(base, model_kind="transformer", train=train_config)
-    return replace(base, model_kind="seq2seq", model=replace(base.model, attention=model), train=train_config)
+    return replace(
+        base,
+        model_kind="seq2seq",
+        model=replace(base.model, attention=model),
+        train=train_config,
+    )
 
 
-def _prepare(pairs: Sequence[SentencePair], base: RealConfig) -> tuple[EnglishSplit, Vocab, Vocab, int]:
+def _prepare(
+    pairs: Sequence[SentencePair], base: RealConfig
+) -> tuple[EnglishSplit, Vocab, Vocab, int]:
     data = base.data
     split = split_by_english(
-        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
     )
-    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
-    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    src_vocab = Vocab.build(
+        (p.source for p in split.train), min_count=data.min_count
+    )
+    tgt_vocab = Vocab.build(
+        (p.target for p in split.train), min_count=data.min_count
+    )
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))
     return split, src_vocab, tgt_vocab, longest
 
@@ -288,7 +328,11 @@ def _first_references(split: EnglishSplit) -> list[SentencePair]:
     return list(first.values())
 
 
-def head_agreement(transformer: Translator, recurrent: Translator, pairs: Sequence[SentencePair]) -> Tensor:
+def head_agreement(
+    transformer: Translator,
+    recurrent: Translator,
+    pairs: Sequence[SentencePair],
+) -> Tensor:
     """How often each Transformer cross-attention head looks where the GRU's attention looks.
 
     Both models read each pair's reference translation (teacher forcing); for every target word (not the
@@ -311,12 +355,20 @@ def head_agreement(transformer: Translator, recurrent: Translator, pairs: Sequen
         for start in range(0, len(pairs), 256):
             chunk = pairs[start : start + 256]
             batch = transformer.batch(chunk)
-            _, cross = model.cross_attention(batch.src, batch.src_mask, batch.tgt_in)
-            argmax = cross.argmax(dim=-1).cpu()  # (batch, layers, heads, tgt_len)
+            _, cross = model.cross_attention(
+                batch.src, batch.src_mask, batch.tgt_in
+            )
+            argmax = cross.argmax(
+                dim=-1
+            ).cpu()  # (batch, layers, heads, tgt_len)
             for row, pair in enumerate(chunk):
                 words = len(pair.target)
-                gru = gru_weights[start + row][:words].argmax(dim=-1)  # (words,)
-                hits += (argmax[row, :, :, :words] == gru).float().sum(dim=-1)
+                gru = gru_weights[start + row][:words].argmax(
+                    dim=-1
+                )  # (words,)
+                hits += (
+                    (argmax[row, :, :, :words] == gru).float().sum(dim=-1)
+                )
                 count += words
     return hits / max(count, 1)
 
@@ -345,9 +397,13 @@ def run_comparison(
     """
     base = base or RealConfig()
     if not models or not seeds:
-        raise ValueError("the comparison needs at least one model and one seed")
+        raise ValueError(
+            "the comparison needs at least one model and one seed"
+        )
     for model in models:
-        comparison_model_config(base, model, 0)  # refuses an unknown model before anything trains
+        comparison_model_config(
+            base, model, 0
+        )  # refuses an unknown model before anything trains
     start = time.perf_counter()
     split, src_vocab, tgt_vocab, longest = _prepare(pairs, base)
     agreement_pairs = _first_references(split)
@@ -356,18 +412,34 @@ def run_comparison(
         trained: dict[str, Translator] = {}
         for model in models:
             config = comparison_model_config(base, model, seed)
-            translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
+            translator = build_translator(
+                config,
+                src_vocab,
+                tgt_vocab,
+                device="cpu",
+                max_src_len=longest,
+            )
             cpu_start = time.process_time()
-            result = train(translator, split.train, split.val, config.train, progress=progress)
+            result = train(
+                translator,
+                split.train,
+                split.val,
+                config.train,
+                progress=progress,
+            )
             cpu_seconds = time.process_time() - cpu_start
-            evaluation = evaluate_real(translator, split.test, beam_size=config.beam_size)
+            evaluation = evaluate_real(
+                translator, split.test, beam_size=config.beam_size
+            )
             trained[model] = translator
             score = evaluation.score
             runs.append(
                 ComparisonRun(
                     model=model,
                     seed=seed,
-                    parameters=sum(p.numel() for p in translator.model.parameters()),
+                    parameters=sum(
+                        p.numel() for p in translator.model.parameters()
+                    ),
                     steps=result.steps,
                     seconds=result.seconds,
                     cpu_seconds=cpu_seconds,
@@ -383,9 +455,22 @@ def run_comparison(
                 )
             )
         if "transformer" in trained and "bahdanau" in trained:
-            agreement = head_agreement(trained["transformer"], trained["bahdanau"], agreement_pairs)
-            index = next(i for i, r in enumerate(runs) if r.model == "transformer" and r.seed == seed)
-            runs[index] = replace(runs[index], head_agreement=tuple(tuple(row) for row in agreement.tolist()))
+            agreement = head_agreement(
+                trained["transformer"],
+                trained["bahdanau"],
+                agreement_pairs,
+            )
+            index = next(
+                i
+                for i, r in enumerate(runs)
+                if r.model == "transformer" and r.seed == seed
+            )
+            runs[index] = replace(
+                runs[index],
+                head_agreement=tuple(
+                    tuple(row) for row in agreement.tolist()
+                ),
+            )
     config = {
         "data": asdict(base.data),
         "train": base.train.to_dict(),
@@ -403,7 +488,9 @@ def run_comparison(
     )
 
 
-def save_comparison(comparison: RealComparison, path: str | os.PathLike[str]) -> Path:
+def save_comparison(
+    comparison: RealComparison, path: str | os.PathLike[str]
+) -> Path:
     """Write a comparison as indented JSON (creating the folder); return the path."""
     return save_result(comparison, path)
 
@@ -415,7 +502,9 @@ def load_comparison(path: str | os.PathLike[str]) -> RealComparison:
         ValueError: the file does not hold a comparison; the message names the file.
     """
     try:
-        return RealComparison.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        return RealComparison.from_dict(
+            json.loads(Path(path).read_text(encoding="utf-8"))
+        )
     except (ValueError, AttributeError) as error:
         raise ValueError(f"{path}: {error}") from error
 
@@ -471,7 +560,10 @@ def comparison_config(comparison: RealComparison) -> RealConfig:
 
 
 def retrain_comparison_start(
-    comparison: RealComparison, run: ComparisonRun, pairs: Sequence[SentencePair], steps: int = 50
+    comparison: RealComparison,
+    run: ComparisonRun,
+    pairs: Sequence[SentencePair],
+    steps: int = 50,
 ) -> TrainResult:
     """Train ``run``'s model again from its seed, for its first ``steps``, on the CPU.
 
@@ -482,13 +574,24 @@ def retrain_comparison_start(
     base = comparison_config(comparison)
     config = comparison_model_config(base, run.model, run.seed)
     split, src_vocab, tgt_vocab, longest = _prepare(pairs, base)
-    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
-    return train(translator, split.train, split.val, config.train, progress=False, stop_after=steps)
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
+    )
+    return train(
+        translator,
+        split.train,
+        split.val,
+        config.train,
+        progress=False,
+        stop_after=steps,
+    )
 
 
 def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
     """The mean and the sample standard deviation (0 for one value)."""
-    return statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+    return statistics.mean(values), statistics.stdev(values) if len(
+        values
+    ) > 1 else 0.0
 
 
 def format_comparison(comparison: RealComparison) -> str:
@@ -506,10 +609,16 @@ def format_comparison(comparison: RealComparison) -> str:
                 f"{label:<26}{run.seed:>5}{run.parameters:>10,}{run.steps:>7}{run.cpu_seconds:>8.0f}"
                 f"{run.seconds:>8.0f}{run.bleu:>10.1f}{run.bleu_single:>12.1f}{run.chrf:>10.1f}"
             )
-        cells = [_mean_sd([getattr(r, name) for r in runs]) for name in ("bleu", "bleu_single", "chrf")]
+        cells = [
+            _mean_sd([getattr(r, name) for r in runs])
+            for name in ("bleu", "bleu_single", "chrf")
+        ]
         lines.append(
             f"{'  mean ± sd':<26}{'':>5}{'':>10}{'':>7}{_mean_sd([r.cpu_seconds for r in runs])[0]:>8.0f}{'':>8}"
-            + "".join(f"{f'{m:.1f}±{s:.1f}':>{w}}" for (m, s), w in zip(cells, (10, 12, 10), strict=True))
+            + "".join(
+                f"{f'{m:.1f}±{s:.1f}':>{w}}"
+                for (m, s), w in zip(cells, (10, 12, 10), strict=True)
+            )
         )
     where = comparison.environment
     lines.append(

@@ -35,7 +35,12 @@ from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
-from attnbook.studies.experiment import MODEL_KIND_NAMES, attention_name, build_translator, run_settings
+from attnbook.studies.experiment import (
+    MODEL_KIND_NAMES,
+    attention_name,
+    build_translator,
+    run_settings,
+)
 
 UNK = "<unk>"
 UNK_SCORED = "UNK"
@@ -88,16 +93,27 @@ def split_by_english(
         ValueError: a fraction is outside ``[0, 1)``, they add up to 1 or more, or there are too few
             distinct English sentences to give every split at least one.
     """
-    for name, value in (("test_fraction", test_fraction), ("val_fraction", val_fraction)):
+    for name, value in (
+        ("test_fraction", test_fraction),
+        ("val_fraction", val_fraction),
+    ):
         if not 0.0 <= value < 1.0:
             raise ValueError(f"{name} must be in [0, 1), got {value}")
     if test_fraction + val_fraction >= 1.0:
-        raise ValueError(f"test_fraction + val_fraction must be below 1, got {test_fraction + val_fraction}")
+        raise ValueError(
+            f"test_fraction + val_fraction must be below 1, got {test_fraction + val_fraction}"
+        )
     key = key or _source
-    english = list(dict.fromkeys(key(p) for p in pairs))  # distinct, in first-seen order
+    english = list(
+        dict.fromkeys(key(p) for p in pairs)
+    )  # distinct, in first-seen order
     random.Random(seed).shuffle(english)
-    n_test = max(1, round(test_fraction * len(english))) if test_fraction else 0
-    n_val = max(1, round(val_fraction * len(english))) if val_fraction else 0
+    n_test = (
+        max(1, round(test_fraction * len(english))) if test_fraction else 0
+    )
+    n_val = (
+        max(1, round(val_fraction * len(english))) if val_fraction else 0
+    )
     if len(english) - n_test - n_val < 1:
         raise ValueError(
             f"the corpus has {len(english)} distinct English sentence(s): too few to hold out "
@@ -105,7 +121,11 @@ def split_by_english(
         )
     where = {s: "test" for s in english[:n_test]}
     where.update({s: "val" for s in english[n_test : n_test + n_val]})
-    parts: dict[str, list[SentencePair]] = {"train": [], "val": [], "test": []}
+    parts: dict[str, list[SentencePair]] = {
+        "train": [],
+        "val": [],
+        "test": [],
+    }
     for pair in pairs:
         parts[where.get(key(pair), "train")].append(pair)
     return EnglishSplit(**parts)
@@ -118,7 +138,11 @@ def _source(pair: SentencePair) -> tuple[str, ...]:
 def lowered_source(pair: SentencePair) -> tuple[str, ...]:
     """The source tokens of ``pair``, lower-cased: the English sentence as the word-level loader reads it.
 
-    >>> lowered_source(SentencePair(("Tom", "left", "."), ("Tom", "est", "parti", ".")))
+    >>> lowered_source(
+    ...     SentencePair(
+    ...         ("Tom", "left", "."), ("Tom", "est", "parti", ".")
+    ...     )
+    ... )
     ('tom', 'left', '.')
     """
     return tuple(token.lower() for token in pair.source)
@@ -129,7 +153,10 @@ def group_references(
 ) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
     """The distinct English sentences of ``pairs`` (first-seen order) and, for each, all its translations.
 
-    >>> pairs = [SentencePair(("hi", "."), ("salut", ".")), SentencePair(("hi", "."), ("bonjour", "."))]
+    >>> pairs = [
+    ...     SentencePair(("hi", "."), ("salut", ".")),
+    ...     SentencePair(("hi", "."), ("bonjour", ".")),
+    ... ]
     >>> group_references(pairs)
     ([('hi', '.')], [[('salut', '.'), ('bonjour', '.')]])
     """
@@ -161,7 +188,22 @@ def detokenize_french(tokens: Sequence[str]) -> str:
     "j'ai froid."
     >>> detokenize_french(["allons", "-", "nous", "y", "?"])
     'allons-nous y ?'
-    >>> detokenize_french(["qu'", "est", "-", "ce", "qu'", "il", "a", "-", "t", "-", "il", "?"])
+    >>> detokenize_french(
+    ...     [
+    ...         "qu'",
+    ...         "est",
+    ...         "-",
+    ...         "ce",
+    ...         "qu'",
+    ...         "il",
+    ...         "a",
+    ...         "-",
+    ...         "t",
+    ...         "-",
+    ...         "il",
+    ...         "?",
+    ...     ]
+    ... )
     "qu'est-ce qu'il a-t-il ?"
     """
     joined = _HYPHEN.sub("-", " ".join(tokens))
@@ -204,7 +246,8 @@ class MultiReferenceScore:
 
 
 def score_against_references(
-    hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[Sequence[str]]]
+    hypotheses: Sequence[Sequence[str]],
+    references: Sequence[Sequence[Sequence[str]]],
 ) -> MultiReferenceScore:
     """Score tokenised translations against all the reference translations of each sentence.
 
@@ -220,14 +263,27 @@ def score_against_references(
         ValueError: the two lists differ in length, they are empty, or a sentence has no reference.
     """
     if len(hypotheses) != len(references):
-        raise ValueError(f"got {len(hypotheses)} hypotheses for {len(references)} sentences")
+        raise ValueError(
+            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+        )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
     if any(len(r) == 0 for r in references):
-        raise ValueError("every sentence needs at least one reference translation")
-    texts = [detokenize_french([UNK_SCORED if t == UNK else t for t in h]) for h in hypotheses]
-    scores = score_texts(texts, [[detokenize_french(r) for r in refs] for refs in references])
-    exact = sum(tuple(h) in {tuple(r) for r in refs} for h, refs in zip(hypotheses, references, strict=True))
+        raise ValueError(
+            "every sentence needs at least one reference translation"
+        )
+    texts = [
+        detokenize_french([UNK_SCORED if t == UNK else t for t in h])
+        for h in hypotheses
+    ]
+    scores = score_texts(
+        texts,
+        [[detokenize_french(r) for r in refs] for refs in references],
+    )
+    exact = sum(
+        tuple(h) in {tuple(r) for r in refs}
+        for h, refs in zip(hypotheses, references, strict=True)
+    )
     return MultiReferenceScore(
         bleu=scores["bleu"],
         chrf=scores["chrf"],
@@ -291,26 +347,43 @@ def paired_bootstrap(
     if not references:
         raise ValueError("cannot compare on no sentences")
     if any(len(r) == 0 for r in references):
-        raise ValueError("every sentence needs at least one reference translation")
+        raise ValueError(
+            "every sentence needs at least one reference translation"
+        )
     if n_samples < 1:
         raise ValueError(f"n_samples must be positive, got {n_samples}")
     from sacrebleu.metrics import BLEU, CHRF
     from sacrebleu.significance import PairedTest
 
     def texts(hypotheses: Sequence[Sequence[str]]) -> list[str]:
-        return [detokenize_french([UNK_SCORED if t == UNK else t for t in h]) for h in hypotheses]
+        return [
+            detokenize_french([UNK_SCORED if t == UNK else t for t in h])
+            for h in hypotheses
+        ]
 
     depth = max(len(r) for r in references)
-    streams = [[detokenize_french(r[k]) if k < len(r) else None for r in references] for k in range(depth)]
+    streams = [
+        [
+            detokenize_french(r[k]) if k < len(r) else None
+            for r in references
+        ]
+        for k in range(depth)
+    ]
     test = PairedTest(
         [("baseline", texts(baseline)), ("system", texts(system))],
-        {"BLEU": BLEU(references=streams), "chrF": CHRF(references=streams)},
+        {
+            "BLEU": BLEU(references=streams),
+            "chrF": CHRF(references=streams),
+        },
         references=None,
         test_type="bs",
         n_samples=n_samples,
     )
     _, results = test()
-    named = {"BLEU": results["BLEU"], "chrF": results["chrF2"]}  # sacrebleu names chrF by its beta
+    named = {
+        "BLEU": results["BLEU"],
+        "chrF": results["chrF2"],
+    }  # sacrebleu names chrF by its beta
     return {
         name: PairedBootstrap(
             metric=name,
@@ -329,7 +402,9 @@ def paired_bootstrap(
 # Translating, and replacing <unk> through attention
 
 
-def replace_unknown(target: Sequence[str], source: Sequence[str], weights: Tensor | None) -> list[str]:
+def replace_unknown(
+    target: Sequence[str], source: Sequence[str], weights: Tensor | None
+) -> list[str]:
     """Replace each ``<unk>`` of a translation by the source word its attention weighs most.
 
     The *copy* form of unknown-word replacement (Luong et al., 2015; Jean et al., 2015): where the model
@@ -354,7 +429,10 @@ def replace_unknown(target: Sequence[str], source: Sequence[str], weights: Tenso
             f"got {tuple(weights.shape)}"
         )
     copied = weights[: len(target), : len(source)].argmax(dim=-1).tolist()
-    return [source[copied[i]] if token == UNK else token for i, token in enumerate(target)]
+    return [
+        source[copied[i]] if token == UNK else token
+        for i, token in enumerate(target)
+    ]
 
 
 @dataclass(frozen=True)
@@ -407,7 +485,10 @@ class RealEvaluation:
 
 
 def evaluate_real(
-    translator: Translator, pairs: Sequence[SentencePair], *, beam_size: int = 1
+    translator: Translator,
+    pairs: Sequence[SentencePair],
+    *,
+    beam_size: int = 1,
 ) -> RealEvaluation:
     """Translate each distinct English sentence of ``pairs`` once and score it against all its translations.
 
@@ -430,10 +511,13 @@ def evaluate_real(
     ] = {}  # one pair per English sentence: the sentence is translated once
     for pair in pairs:
         first.setdefault(pair.source, pair)
-    decoded = translator.decode_pairs([first[s] for s in sources], beam_size=beam_size)
+    decoded = translator.decode_pairs(
+        [first[s] for s in sources], beam_size=beam_size
+    )
     hypotheses = [translator.tgt_vocab.decode(h.ids) for h in decoded]
     replaced = [
-        replace_unknown(h, s, d.weights) for h, s, d in zip(hypotheses, sources, decoded, strict=True)
+        replace_unknown(h, s, d.weights)
+        for h, s, d in zip(hypotheses, sources, decoded, strict=True)
     ]
     return RealEvaluation(
         score=score_against_references(hypotheses, references),
@@ -443,7 +527,9 @@ def evaluate_real(
         hypotheses=hypotheses,
         replaced=replaced,
         weights=[d.weights for d in decoded],
-        n_unknown=sum(len(translator.src_vocab.unknown(s)) for s in sources),
+        n_unknown=sum(
+            len(translator.src_vocab.unknown(s)) for s in sources
+        ),
         n_unk_written=sum(h.count(UNK) for h in hypotheses),
     )
 
@@ -479,7 +565,13 @@ class RealDataConfig:
 
 def _real_training() -> TrainConfig:
     return TrainConfig(
-        max_epochs=5, batch_size=128, lr=5e-3, lr_decay=True, eval_every=100, patience=10, keep_best=False
+        max_epochs=5,
+        batch_size=128,
+        lr=5e-3,
+        lr_decay=True,
+        eval_every=100,
+        patience=10,
+        keep_best=False,
     )
 
 
@@ -504,10 +596,17 @@ class RealConfig:
     """
 
     data: RealDataConfig = field(default_factory=RealDataConfig)
-    model: ModelConfig = field(default_factory=lambda: ModelConfig(emb_dim=96))
+    model: ModelConfig = field(
+        default_factory=lambda: ModelConfig(emb_dim=96)
+    )
     train: TrainConfig = field(default_factory=_real_training)
-    beam_size: int = field(default=4, metadata={"minimum": 1, "flag": "--beam"})
-    model_kind: str = field(default="seq2seq", metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"})
+    beam_size: int = field(
+        default=4, metadata={"minimum": 1, "flag": "--beam"}
+    )
+    model_kind: str = field(
+        default="seq2seq",
+        metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"},
+    )
     transformer: TransformerSizes = field(default_factory=TransformerSizes)
 
     def __post_init__(self) -> None:
@@ -573,16 +672,33 @@ def run_real_experiment(
             "attnbook.studies.run_pieces_experiment, on cased pairs"
         )
     if not pairs:
-        raise ValueError("the corpus has no sentence pairs: nothing to train on")
+        raise ValueError(
+            "the corpus has no sentence pairs: nothing to train on"
+        )
     device = torch.device(device) if device is not None else get_device()
     data = config.data
     split = split_by_english(
-        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
     )
-    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
-    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    src_vocab = Vocab.build(
+        (p.source for p in split.train), min_count=data.min_count
+    )
+    tgt_vocab = Vocab.build(
+        (p.target for p in split.train), min_count=data.min_count
+    )
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))
-    translator = build_translator(config, src_vocab, tgt_vocab, device=device, max_src_len=longest)
-    training = train(translator, split.train, split.val, config.train, progress=progress)
-    evaluation = evaluate_real(translator, split.test, beam_size=config.beam_size)
-    return RealExperiment(config, split, translator, training, evaluation, device)
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
+    )
+    training = train(
+        translator, split.train, split.val, config.train, progress=progress
+    )
+    evaluation = evaluate_real(
+        translator, split.test, beam_size=config.beam_size
+    )
+    return RealExperiment(
+        config, split, translator, training, evaluation, device
+    )

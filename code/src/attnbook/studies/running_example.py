@@ -39,8 +39,28 @@ from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.translator import Translator
 
 RUNNING_PAIR = SentencePair(
-    source=("the", "black", "cat", "does", "not", "see", "the", "small", "mouse"),
-    target=("le", "chat", "noir", "ne", "voit", "pas", "la", "petite", "souris"),
+    source=(
+        "the",
+        "black",
+        "cat",
+        "does",
+        "not",
+        "see",
+        "the",
+        "small",
+        "mouse",
+    ),
+    target=(
+        "le",
+        "chat",
+        "noir",
+        "ne",
+        "voit",
+        "pas",
+        "la",
+        "petite",
+        "souris",
+    ),
     alignment=((0,), (2,), (1,), (3, 4), (5,), (3, 4), (6,), (7,), (8,)),
     categories=(
         "article",
@@ -53,7 +73,17 @@ RUNNING_PAIR = SentencePair(
         "adjective_before",
         "noun",
     ),
-    sure=((0,), (2,), (1,), (4,), (5,), (4,), (6,), (7,), (8,)),  # ne, pas: sure on not, possible on does
+    sure=(
+        (0,),
+        (2,),
+        (1,),
+        (4,),
+        (5,),
+        (4,),
+        (6,),
+        (7,),
+        (8,),
+    ),  # ne, pas: sure on not, possible on does
 )
 """The running sentence pair with its true alignment, as the toy grammar makes it (a test checks that)."""
 
@@ -76,7 +106,9 @@ class RunningExampleConfig:
 
     n_train: int = field(default=3000, metadata={"minimum": 1})
     n_val: int = field(default=200, metadata={"minimum": 1})
-    max_src_len: int = field(default=12, metadata={"minimum": len(RUNNING_PAIR.source)})
+    max_src_len: int = field(
+        default=12, metadata={"minimum": len(RUNNING_PAIR.source)}
+    )
     data_seed: int = 0
     emb_dim: int = field(default=16, metadata={"minimum": 1})
     hidden_dim: int = field(default=32, metadata={"minimum": 1})
@@ -145,12 +177,20 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-def _splits(config: RunningExampleConfig) -> tuple[list[SentencePair], list[SentencePair]]:
+def _splits(
+    config: RunningExampleConfig,
+) -> tuple[list[SentencePair], list[SentencePair]]:
     """The training and validation pairs of the running example's model (the running sentence left out)."""
     splits = make_splits(  # one pair more, in case the draw holds the running sentence
-        config.n_train + 1, config.n_val, 0, seed=config.data_seed, max_src_len=config.max_src_len
+        config.n_train + 1,
+        config.n_val,
+        0,
+        seed=config.data_seed,
+        max_src_len=config.max_src_len,
     )
-    return [pair for pair in splits.train if pair.source != RUNNING_PAIR.source][: config.n_train], splits.val
+    return [
+        pair for pair in splits.train if pair.source != RUNNING_PAIR.source
+    ][: config.n_train], splits.val
 
 
 def held_out_pairs(
@@ -165,26 +205,43 @@ def held_out_pairs(
         ValueError: ``n`` is negative.
 
     >>> pairs = held_out_pairs(5)
-    >>> len(pairs), max(len(pair.source) for pair in pairs) <= RunningExampleConfig().max_src_len
+    >>> (
+    ...     len(pairs),
+    ...     max(len(pair.source) for pair in pairs)
+    ...     <= RunningExampleConfig().max_src_len,
+    ... )
     (5, True)
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
     config = config or RunningExampleConfig()
     trained_on = {pair.source for pair in _splits(config)[0]}
-    draw = generate_pairs(n + len(trained_on), seed=seed, max_src_len=config.max_src_len)
+    draw = generate_pairs(
+        n + len(trained_on), seed=seed, max_src_len=config.max_src_len
+    )
     return [pair for pair in draw if pair.source not in trained_on][:n]
 
 
 @functools.lru_cache(maxsize=4)
-def _trained(config: RunningExampleConfig) -> tuple[Translator, TrainResult, float, bool]:
+def _trained(
+    config: RunningExampleConfig,
+) -> tuple[Translator, TrainResult, float, bool]:
     """Train the running example's model (kept in memory: one training per configuration and process)."""
     train_pairs, val_pairs = _splits(config)
-    in_training = RUNNING_PAIR.source in {pair.source for pair in train_pairs}
-    src_vocab = Vocab.build([*(p.source for p in train_pairs), RUNNING_PAIR.source])
-    tgt_vocab = Vocab.build([*(p.target for p in train_pairs), RUNNING_PAIR.target])
+    in_training = RUNNING_PAIR.source in {
+        pair.source for pair in train_pairs
+    }
+    src_vocab = Vocab.build(
+        [*(p.source for p in train_pairs), RUNNING_PAIR.source]
+    )
+    tgt_vocab = Vocab.build(
+        [*(p.target for p in train_pairs), RUNNING_PAIR.target]
+    )
     start = time.process_time()
-    with _one_thread(), torch.enable_grad():  # a caller's no_grad() must not stop training
+    with (
+        _one_thread(),
+        torch.enable_grad(),
+    ):  # a caller's no_grad() must not stop training
         set_seed(config.seed)
         model = Seq2Seq(
             Seq2SeqConfig(
@@ -207,11 +264,15 @@ def _trained(config: RunningExampleConfig) -> tuple[Translator, TrainResult, flo
             seed=config.seed,
             keep_best=False,  # the steps decide the weights, not early stopping
         )
-        result = train(translator, train_pairs, val_pairs, schedule, progress=False)
+        result = train(
+            translator, train_pairs, val_pairs, schedule, progress=False
+        )
     return translator, result, time.process_time() - start, in_training
 
 
-def running_example(config: RunningExampleConfig | None = None) -> RunningExample:
+def running_example(
+    config: RunningExampleConfig | None = None,
+) -> RunningExample:
     """Train (once per process and configuration) the running example's model and read its states.
 
     The model is a :class:`~attnbook.nmt.seq2seq.Seq2Seq` with Bahdanau attention, trained on the CPU with
@@ -225,11 +286,26 @@ def running_example(config: RunningExampleConfig | None = None) -> RunningExampl
         A :class:`RunningExample` with fresh tensors (changing them changes no later call's result); its
         ``translator`` is the one trained model, shared by every call with the same configuration.
 
-    >>> tiny = RunningExampleConfig(n_train=40, n_val=4, emb_dim=4, hidden_dim=4, attn_dim=4, epochs=1)
+    >>> tiny = RunningExampleConfig(
+    ...     n_train=40,
+    ...     n_val=4,
+    ...     emb_dim=4,
+    ...     hidden_dim=4,
+    ...     attn_dim=4,
+    ...     epochs=1,
+    ... )
     >>> example = running_example(tiny)
-    >>> example.annotations.shape, example.decoder_states.shape, example.weights.shape
+    >>> (
+    ...     example.annotations.shape,
+    ...     example.decoder_states.shape,
+    ...     example.weights.shape,
+    ... )
     (torch.Size([10, 8]), torch.Size([11, 4]), torch.Size([10, 10]))
-    >>> example.source_tokens[-1], example.in_training_data, example.training.steps
+    >>> (
+    ...     example.source_tokens[-1],
+    ...     example.in_training_data,
+    ...     example.training.steps,
+    ... )
     ('<eos>', False, 2)
     """
     config = config or RunningExampleConfig()
@@ -240,11 +316,17 @@ def running_example(config: RunningExampleConfig | None = None) -> RunningExampl
         memory: EncoderMemory = model.encode(batch.src, batch.src_mask)
         state = model.decoder.init_state(memory)  # s_0
         states, weights = [state], []
-        for prev_tokens in batch.tgt_in.unbind(dim=1):  # teacher forcing: <sos>, y_1, ..., y_T
-            _, state, step_weights = model.decoder.step(prev_tokens, state, memory)  # s_i, alpha_i
+        for prev_tokens in batch.tgt_in.unbind(
+            dim=1
+        ):  # teacher forcing: <sos>, y_1, ..., y_T
+            _, state, step_weights = model.decoder.step(
+                prev_tokens, state, memory
+            )  # s_i, alpha_i
             states.append(state)
             weights.append(step_weights)
-        translation = translator.translate(list(RUNNING_PAIR.source)).target
+        translation = translator.translate(
+            list(RUNNING_PAIR.source)
+        ).target
     stacked_weights = torch.cat(weights, dim=0)
     return RunningExample(
         pair=RUNNING_PAIR,

@@ -27,7 +27,12 @@ from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.export import export_translator
-from attnbook.nmt.training import LossRecord, TrainConfig, TrainResult, train
+from attnbook.nmt.training import (
+    LossRecord,
+    TrainConfig,
+    TrainResult,
+    train,
+)
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig, build_translator
 from attnbook.studies.realdata import RealConfig, split_by_english
@@ -39,7 +44,9 @@ GRAMMAR_NAME = "Toy grammar English-French (Bahdanau attention)"
 """The name the grammar's exported translator carries."""
 
 
-def train_grammar_translator(config: ExperimentConfig = GRAMMAR_CONFIG) -> tuple[Translator, TrainResult]:
+def train_grammar_translator(
+    config: ExperimentConfig = GRAMMAR_CONFIG,
+) -> tuple[Translator, TrainResult]:
     """Train chapter 6's attention model as the chapter does on a CPU: same splits, seed and steps.
 
     Training runs on one thread (as in the chapter), which is restored afterwards.
@@ -50,17 +57,27 @@ def train_grammar_translator(config: ExperimentConfig = GRAMMAR_CONFIG) -> tuple
     splits = config.data.splits()
     src_vocab = Vocab.build(p.source for p in splits.train)
     tgt_vocab = Vocab.build(p.target for p in splits.train)
-    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu")
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device="cpu"
+    )
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        result = train(translator, splits.train, splits.val, config.train, progress=False)
+        result = train(
+            translator,
+            splits.train,
+            splits.val,
+            config.train,
+            progress=False,
+        )
     finally:
         torch.set_num_threads(threads)
     return translator, result
 
 
-def write_grammar_translator(path: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG) -> Path:
+def write_grammar_translator(
+    path: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG
+) -> Path:
     """Train the grammar's translator (:func:`train_grammar_translator`) and write it for the page (int8).
 
     The file's ``info`` records how and where it was trained, the steps, and its held-out exact match.
@@ -83,12 +100,20 @@ def write_grammar_translator(path: str | Path, config: ExperimentConfig = GRAMMA
         "steps": result.steps,
         "best_step": result.best_step,
         "train": asdict(config.train),
-        "held_out": {"sentences": len(test), "exact_match": metrics.exact_match, "bleu": metrics.bleu},
+        "held_out": {
+            "sentences": len(test),
+            "exact_match": metrics.exact_match,
+            "bleu": metrics.bleu,
+        },
     }
-    return export_translator(translator, path, name=GRAMMAR_NAME, info=info)
+    return export_translator(
+        translator, path, name=GRAMMAR_NAME, info=info
+    )
 
 
-def retrain_shipped_start(steps: int, config: RealConfig | None = None) -> TrainResult:
+def retrain_shipped_start(
+    steps: int, config: RealConfig | None = None
+) -> TrainResult:
     """The first ``steps`` optimiser steps of ``python -m attnbook train --corpus tatoeba``, on the CPU.
 
     The split, the vocabularies, the first weights, the batch order and the learning rate of every step
@@ -106,15 +131,33 @@ def retrain_shipped_start(steps: int, config: RealConfig | None = None) -> Train
     pairs = load_tatoeba(shipped_path()).pairs
     data = config.data
     split = split_by_english(
-        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
     )
-    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
-    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
+    src_vocab = Vocab.build(
+        (p.source for p in split.train), min_count=data.min_count
+    )
+    tgt_vocab = Vocab.build(
+        (p.target for p in split.train), min_count=data.min_count
+    )
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))
-    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
-    start = replace(config.train, eval_every=steps)  # the first validation comes after the last step wanted
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
+    )
+    start = replace(
+        config.train, eval_every=steps
+    )  # the first validation comes after the last step wanted
 
     def stop(step: int, record: LossRecord) -> bool:
         return step >= steps
 
-    return train(translator, split.train, split.val[:8], start, progress=False, on_validation=stop)
+    return train(
+        translator,
+        split.train,
+        split.val[:8],
+        start,
+        progress=False,
+        on_validation=stop,
+    )
