@@ -1,21 +1,30 @@
 """attnbook: the tested code behind the book *Attention, executed*.
 
-Every chapter imports this package; it never redefines what lives here. The modules are small enough to
-read in one sitting, grouped one level deep by layer; imports only point down the list (a test checks it):
+Every chapter imports this package; it never redefines what lives here.
+The modules are small enough to read in one sitting, grouped one level deep
+by layer; imports only point down the list (a test checks it):
 
-- :mod:`attnbook.core`: devices and seeds, progress bars, named shapes, alignment matrices, recorded runs.
-- :mod:`attnbook.layers`: the masked softmax and the Bahdanau, Luong, scaled dot-product and multi-head
-  attention modules, all called as ``context, weights = attn(query, keys, values=None, mask=None)``.
-- :mod:`attnbook.book`: the book's display, beside the layers: package listings in the page, computed
-  prose, figures and interactive widgets (matplotlib and seaborn load on first use).
-- :mod:`attnbook.nmt`: translation: pairs and vocabularies, the toy grammar and the Tatoeba corpus, the
-  seq2seq and Transformer models, search, ``Translator``, training, and the metrics.
-- :mod:`attnbook.benchmark`: the cost of attention, measured (``python -m attnbook bench``).
-- :mod:`attnbook.checks`: the exercise checkers, one case runner behind them all.
-- :mod:`attnbook.studies`: the chapters' experiments: chapter 6's run and bottleneck study, chapter 1's
-  capacity experiment, the running example, the run on real sentences.
-- :mod:`attnbook.cli`: the command line, ``python -m attnbook`` (``train``, ``evaluate``, ``translate``,
-  ``bottleneck``, ``bench``).
+- :mod:`attnbook.core`: devices and seeds, progress bars, named shapes,
+  alignment matrices, recorded runs.
+- :mod:`attnbook.layers`: the masked softmax and the Bahdanau,
+  Luong, scaled dot-product and multi-head attention modules,
+  all called as ``context, weights = attn(query, keys,
+  values=None, mask=None)``.
+- :mod:`attnbook.book`: the book's display, beside the layers:
+  package listings in the page, computed prose, figures and interactive
+  widgets (matplotlib and seaborn load on first use).
+- :mod:`attnbook.nmt`: translation: pairs and vocabularies, the toy grammar
+  and the Tatoeba corpus, the seq2seq and Transformer models,
+  search, ``Translator``, training, and the metrics.
+- :mod:`attnbook.benchmark`: the cost of attention, measured (``python -m
+  attnbook bench``).
+- :mod:`attnbook.checks`: the exercise checkers, one case runner behind
+  them all.
+- :mod:`attnbook.studies`: the chapters' experiments:
+  chapter 6's run and bottleneck study, chapter 1's capacity experiment,
+  the running example, the run on real sentences.
+- :mod:`attnbook.cli`: the command line, ``python -m attnbook`` (``train``,
+  ``evaluate``, ``translate``, ``bottleneck``, ``bench``).
 """
 
 from attnbook.book.display import SourceListing, glue, show_source

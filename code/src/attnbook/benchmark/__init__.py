@@ -1,4 +1,5 @@
-"""The cost of attention, measured: implementations compared, the timing harness, grids, results and reports."""
+"""The cost of attention, measured: implementations compared,
+the timing harness, grids, results and reports."""
 
 from attnbook.benchmark.attention_cost import (
     attention_flops,

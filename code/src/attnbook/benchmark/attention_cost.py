@@ -1,10 +1,15 @@
-"""What attention costs on paper, and the implementations the benchmark compares.
+"""What attention costs on paper, and the implementations the
+benchmark compares.
 
-- :func:`naive_attention` (a loop over target positions: the oracle) and :func:`sdpa_context` (PyTorch's
-  fused ``scaled_dot_product_attention``) beside the package's :class:`~attnbook.ScaledDotProductAttention`.
-- Counting: :func:`attention_flops`, :func:`attention_weight_bytes`, :func:`precompute_multiply_adds`
-  and :func:`predicted_precompute_speedup`, and :func:`fit_loglog_slope` for the exponent of a measured
-  power law (:func:`attnbook.checks.check_attention_flops` checks a reader's count).
+- :func:`naive_attention` (a loop over target positions: the oracle)
+  and :func:`sdpa_context` (PyTorch's fused
+  ``scaled_dot_product_attention``) beside the package's
+  :class:`~attnbook.ScaledDotProductAttention`.
+- Counting: :func:`attention_flops`, :func:`attention_weight_bytes`,
+  :func:`precompute_multiply_adds` and
+  :func:`predicted_precompute_speedup`, and :func:`fit_loglog_slope` for
+  the exponent of a measured power law
+  (:func:`attnbook.checks.check_attention_flops` checks a reader's count).
 
 >>> import torch
 >>> from attnbook.benchmark.attention_cost import (
@@ -36,10 +41,12 @@ from torch import Tensor
 def naive_attention(
     query: Tensor, keys: Tensor, values: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
-    r"""Scaled dot-product attention one target position at a time: the oracle with a Python loop.
+    r"""Scaled dot-product attention one target position at a time:
+    the oracle with a Python loop.
 
-    For each target step ``i`` it scores every key, :math:`e_{ij} = q_i^\top k_j / \sqrt{d}`, takes the
-    softmax over ``j`` and averages the values. No mask.
+    For each target step ``i`` it scores every key, :math:`e_{ij} =
+    q_i^\top k_j / \sqrt{d}`, takes the softmax over ``j`` and averages the
+    values. No mask.
 
     Args:
         query: ``(batch, tgt_len, d)``.
@@ -47,7 +54,8 @@ def naive_attention(
         values: ``(batch, src_len, value_dim)``; ``None`` uses ``keys``.
 
     Returns:
-        ``context`` ``(batch, tgt_len, value_dim)`` and ``attn_weights`` ``(batch, tgt_len, src_len)``.
+        ``context`` ``(batch, tgt_len, value_dim)`` and ``attn_weights``
+        ``(batch, tgt_len, src_len)``.
     """
     values = keys if values is None else values
     scale = 1.0 / math.sqrt(keys.shape[-1])
@@ -58,9 +66,8 @@ def naive_attention(
             * scale
         )  # (batch, src_len)
         weights = torch.softmax(scores, dim=-1)
-        contexts.append(
-            torch.bmm(weights.unsqueeze(1), values).squeeze(1)
-        )  # (batch, value_dim)
+        # (batch, value_dim)
+        contexts.append(torch.bmm(weights.unsqueeze(1), values).squeeze(1))
         weight_rows.append(weights)
     return torch.stack(contexts, dim=1), torch.stack(weight_rows, dim=1)
 
@@ -71,22 +78,27 @@ def sdpa_context(
     values: Tensor | None = None,
     head_axis: bool = True,
 ) -> Tensor:
-    """PyTorch's :func:`~torch.nn.functional.scaled_dot_product_attention` (SDPA): the context only.
+    """PyTorch's :func:`~torch.nn.functional.scaled_dot_product_attention`
+    (SDPA): the context only.
 
-    PyTorch's fused kernels (FlashAttention, memory-efficient attention, and FlashAttention for the CPU)
-    take only 4-D ``(batch, heads, length, dim)`` inputs; given 3-D tensors, SDPA runs its unfused "math"
-    path. With ``head_axis=True`` (the default) the inputs get a head axis of size one, so a fused kernel
-    can run; ``head_axis=False`` passes them as they are.
+    PyTorch's fused kernels (FlashAttention, memory-efficient attention,
+    and FlashAttention for the CPU) take only 4-D ``(batch, heads,
+    length, dim)`` inputs; given 3-D tensors, SDPA runs its unfused "math"
+    path. With ``head_axis=True`` (the default) the inputs get a head axis
+    of size one, so a fused kernel can run; ``head_axis=False`` passes them
+    as they are.
 
     Args:
         query: ``(batch, tgt_len, d)``.
         keys: ``(batch, src_len, d)``.
         values: ``(batch, src_len, value_dim)``; ``None`` uses ``keys``.
-        head_axis: add a head axis of size one (a view, no copy) before calling SDPA.
+        head_axis: add a head axis of size one (a view, no copy)
+            before calling SDPA.
 
     Returns:
-        ``context``, ``(batch, tgt_len, value_dim)``. The weights are never returned and, in the fused
-        kernels, never stored whole.
+        ``context``, ``(batch, tgt_len, value_dim)``.
+        The weights are never returned and, in the fused kernels,
+        never stored whole.
     """
     values = keys if values is None else values
     if not head_axis:
@@ -104,11 +116,12 @@ def attention_flops(
     key_dim: int,
     value_dim: int | None = None,
 ) -> int:
-    r"""Floating-point operations of the two matrix products of scaled dot-product attention.
+    r"""Floating-point operations of the two matrix products of scaled
+    dot-product attention.
 
-    The scores :math:`QK^\top` take ``B T S d_k`` multiply-adds and the context :math:`AV` takes
-    ``B T S d_v``; one multiply-add counts as two operations. The softmax and the scaling (``O(B T S)``)
-    are left out.
+    The scores :math:`QK^\top` take ``B T S d_k`` multiply-adds and the
+    context :math:`AV` takes ``B T S d_v``; one multiply-add counts as two
+    operations. The softmax and the scaling (``O(B T S)``) are left out.
     """
     value_dim = key_dim if value_dim is None else value_dim
     return 2 * batch * tgt_len * src_len * (key_dim + value_dim)
@@ -117,7 +130,8 @@ def attention_flops(
 def attention_weight_bytes(
     batch: int, tgt_len: int, src_len: int, element_size: int = 4
 ) -> int:
-    """Bytes of the weight tensor ``(batch, tgt_len, src_len)``: ``B T S`` times the element size.
+    """Bytes of the weight tensor ``(batch, tgt_len, src_len)``:
+    ``B T S`` times the element size.
 
     >>> attention_weight_bytes(
     ...     batch=32, tgt_len=8192, src_len=8192
@@ -135,10 +149,12 @@ def precompute_multiply_adds(
     attn_dim: int,
     once: bool,
 ) -> int:
-    """Multiply-adds of ``tgt_len`` Bahdanau steps for one sentence, projecting the keys once or every step.
+    """Multiply-adds of ``tgt_len`` Bahdanau steps for one sentence,
+    projecting the keys once or every step.
 
-    Per step: ``d_a d_s`` (the query), ``S d_a`` (``v_a^T tanh``), ``S d_h`` (the context), and the key
-    projection ``S d_a d_h`` either at every step or once in all.
+    Per step: ``d_a d_s`` (the query), ``S d_a`` (``v_a^T tanh``),
+    ``S d_h`` (the context), and the key projection ``S d_a d_h`` either at
+    every step or once in all.
     """
     per_step = (
         attn_dim * query_dim + src_len * attn_dim + src_len * key_dim
@@ -152,16 +168,20 @@ def precompute_multiply_adds(
 def predicted_precompute_speedup(
     src_len: int, tgt_len: int, query_dim: int, key_dim: int, attn_dim: int
 ) -> float:
-    r"""The speed-up that counting multiply-adds predicts for projecting Bahdanau's keys once.
+    r"""The speed-up that counting multiply-adds predicts for projecting
+    Bahdanau's keys once.
 
-    Over ``T`` decoder steps, the key projection :math:`U_a h_j` costs :math:`P = S\,d_a d_h` per
-    projection, and the rest of a step :math:`r = d_a d_s + S\,d_a + S\,d_h`. Projecting at every step
-    costs :math:`T(P + r)`; projecting once costs :math:`P + T r`. The prediction is their ratio,
+    Over ``T`` decoder steps, the key projection :math:`U_a h_j` costs
+    :math:`P = S\,d_a d_h` per projection, and the rest of a step :math:`r
+    = d_a d_s + S\,d_a + S\,d_h`. Projecting at every step costs :math:`T(P
+    + r)`; projecting once costs :math:`P + T r`.
+    The prediction is their ratio,
 
     .. math:: \frac{T\,(P + r)}{P + T\,r},
 
-    amortised over the ``T`` steps: it is 1 for a single step and approaches :math:`(P + r) / r` as
-    ``T`` grows. It is the ratio of :func:`precompute_multiply_adds` for the two ways.
+    amortised over the ``T`` steps: it is 1 for a single step and
+    approaches :math:`(P + r) / r` as ``T`` grows.
+    It is the ratio of :func:`precompute_multiply_adds` for the two ways.
 
     Args:
         src_len: ``S``, the source positions.
@@ -183,7 +203,8 @@ def predicted_precompute_speedup(
     sizes = (src_len, tgt_len, query_dim, key_dim, attn_dim)
     if min(sizes) < 1:
         raise ValueError(
-            f"every size must be at least 1, got (S, T, d_s, d_h, d_a) = {sizes}"
+            "every size must be at least 1, got (S, T, d_s, d_h, d_a) = "
+            f"{sizes}"
         )
     return precompute_multiply_adds(
         *sizes, once=False
@@ -191,7 +212,8 @@ def predicted_precompute_speedup(
 
 
 def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Least-squares slope of ``log y`` against ``log x``: the exponent ``p`` in ``y ~ x^p``.
+    """Least-squares slope of ``log y`` against ``log x``:
+    the exponent ``p`` in ``y ~ x^p``.
 
     >>> round(
     ...     fit_loglog_slope(
@@ -203,7 +225,8 @@ def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     """
     if len(xs) != len(ys) or len(xs) < 2:
         raise ValueError(
-            f"need at least two (x, y) pairs of equal length, got {len(xs)} and {len(ys)}"
+            "need at least two (x, y) pairs of equal length, got "
+            f"{len(xs)} and {len(ys)}"
         )
     log_x = [math.log(x) for x in xs]
     log_y = [math.log(y) for y in ys]

@@ -1,27 +1,39 @@
-"""The cost of attention, measured: time and memory against sequence length, side by side.
+"""The cost of attention, measured: time and memory against sequence
+length, side by side.
 
-``python -m attnbook bench`` runs three measurements in one process and reports medians of interleaved
-repeats (every variant runs once per repeat, in alternating order, so a burst of load on a shared machine
-hits all of them alike):
+``python -m attnbook bench`` runs three measurements in one process and
+reports medians of interleaved repeats (every variant runs once per repeat,
+in alternating order, so a burst of load on a shared machine hits all of
+them alike):
 
-1. **A grid of target and source lengths.** At each ``(tgt_len, src_len)`` the package's
-   :class:`~attnbook.ScaledDotProductAttention` (which returns the weights), PyTorch's
-   :func:`torch.nn.functional.scaled_dot_product_attention` ("SDPA", which returns only the context; called
-   with a head axis so that its fused kernels can run, see :func:`sdpa_context`) and a naive loop over
-   target positions (:func:`naive_attention`) run on the same inputs. On CUDA the peak
-   memory of each is measured with :func:`torch.cuda.max_memory_allocated`; everywhere the size of the
-   weight tensor is computed (:func:`attention_weight_bytes`).
-2. **The headline ratio** ``sdpa_ratio``: package time / SDPA time at ``B=32, T=S=128, d=64`` (SDPA
-   without a head axis, ``sdpa_3d``, is timed there too).
-3. **Projecting the keys once** ``precompute_speedup``: a Bahdanau decoder of ``T=30`` steps over ``S=100``
-   source positions, calling :class:`~attnbook.BahdanauAttention` without ``projected_keys`` (so the keys are
-   re-projected at every step) against :meth:`~attnbook.BahdanauAttention.
-   project_keys` once and ``projected_keys=`` at every step.
+1. **A grid of target and source lengths.** At each ``(tgt_len, src_len)``
+   the package's :class:`~attnbook.ScaledDotProductAttention` (which
+   returns the weights), PyTorch's
+   :func:`torch.nn.functional.scaled_dot_product_attention` ("SDPA", which
+   returns only the context; called with a head axis so that its fused
+   kernels can run, see :func:`sdpa_context`) and a naive loop over target
+   positions (:func:`naive_attention`) run on the same inputs.
+   On CUDA the peak memory of each is measured with
+   :func:`torch.cuda.max_memory_allocated`;
+   everywhere the size of the weight tensor is computed
+   (:func:`attention_weight_bytes`).
+2. **The headline ratio** ``sdpa_ratio``: package time / SDPA time at
+   ``B=32, T=S=128, d=64`` (SDPA without a head axis, ``sdpa_3d``,
+   is timed there too).
+3. **Projecting the keys once** ``precompute_speedup``:
+   a Bahdanau decoder of ``T=30`` steps over ``S=100`` source positions,
+   calling :class:`~attnbook.BahdanauAttention` without ``projected_keys``
+   (so the keys are re-projected at every step) against
+   :meth:`~attnbook.BahdanauAttention. project_keys` once and
+   ``projected_keys=`` at every step.
 
-Everything here returns data, a :class:`BenchmarkResult`; :func:`~attnbook.benchmark.bench_report.format_report`
-turns one into text, and only the command line (``python -m attnbook bench``) prints. The implementations
-and the operation counts are in :mod:`attnbook.benchmark.attention_cost`, the timing harness in
-:mod:`attnbook.benchmark.timing`, the grids in :mod:`attnbook.benchmark.bench_grids`.
+Everything here returns data, a :class:`BenchmarkResult`;
+:func:`~attnbook.benchmark.bench_report.format_report` turns one into text,
+and only the command line (``python -m attnbook bench``) prints.
+The implementations and the operation counts are in
+:mod:`attnbook.benchmark.attention_cost`, the timing harness in
+:mod:`attnbook.benchmark.timing`, the grids in
+:mod:`attnbook.benchmark.bench_grids`.
 
 >>> from attnbook.benchmark.bench import run_benchmark
 >>> result = run_benchmark("tiny", device="cpu", threads=1)
@@ -66,7 +78,7 @@ from attnbook.layers.attention import (
     ScaledDotProductAttention,
 )
 
-# --- measuring -------------------------------------------------------------------------------------------
+# --- measuring -----------------------------------------------------------
 
 
 def _max_abs_diff(got: Tensor, expected: Tensor) -> float:
@@ -85,15 +97,19 @@ def time_attention_point(
     generator: torch.Generator | None = None,
     include_sdpa_3d: bool = False,
 ) -> AttentionPoint:
-    """Time the package, SDPA and the naive loop at one shape; check they agree; measure memory.
+    """Time the package, SDPA and the naive loop at one shape;
+    check they agree; measure memory.
 
     Args:
-        batch, tgt_len, src_len, dim: the shape; keys, queries and values are standard normal.
+        batch, tgt_len, src_len, dim: the shape;
+            keys, queries and values are standard normal.
         device: where to run.
         repeats, warmup: see :func:`time_interleaved`.
-        include_naive: also time :func:`naive_attention` (slow for long targets).
+        include_naive: also time :func:`naive_attention` (slow for
+            long targets).
         generator: the source of the random inputs.
-        include_sdpa_3d: also time SDPA called without a head axis (``sdpa_3d``: its unfused math path).
+        include_sdpa_3d: also time SDPA called without a head axis
+            (``sdpa_3d``: its unfused math path).
 
     Returns:
         An :class:`AttentionPoint`.
@@ -168,13 +184,17 @@ def time_key_precompute(
     warmup: int = 1,
     generator: torch.Generator | None = None,
 ) -> PrecomputeTiming:
-    """Time ``tgt_len`` Bahdanau steps, re-projecting the keys every step vs. projecting them once.
+    """Time ``tgt_len`` Bahdanau steps, re-projecting the keys every step
+    vs. projecting them once.
 
-    Both use one :class:`~attnbook.BahdanauAttention`; the first calls it without ``projected_keys`` (so
-    the keys are re-projected at every step), the second calls :meth:`~attnbook.BahdanauAttention.project_keys` once and
-    passes the result to every step. The default sizes are chapter 6's model (``d_s = 128``, a
-    bidirectional encoder with ``d_h = 256``, ``d_a = 64``). The decoder states are random: only the
-    attention is timed.
+    Both use one :class:`~attnbook.BahdanauAttention`;
+    the first calls it without ``projected_keys`` (so the keys are
+    re-projected at every step), the second calls
+    :meth:`~attnbook.BahdanauAttention.project_keys` once and passes the
+    result to every step. The default sizes are chapter 6's model
+    (``d_s = 128``, a bidirectional encoder with ``d_h = 256``,
+    ``d_a = 64``). The decoder states are random:
+    only the attention is timed.
 
     Returns:
         A :class:`PrecomputeTiming`.
@@ -201,9 +221,8 @@ def time_key_precompute(
         ]
 
     def once() -> list[Tensor]:
-        projected = attention.project_keys(
-            encoder_states
-        )  # U h_j, once per batch
+        # U h_j, once per batch
+        projected = attention.project_keys(encoder_states)
         return [
             attention(state, encoder_states, projected_keys=projected)[0]
             for state in decoder_states
@@ -235,7 +254,7 @@ def time_key_precompute(
     )
 
 
-# --- the whole run ---------------------------------------------------------------------------------------
+# --- the whole run -------------------------------------------------------
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
@@ -251,13 +270,16 @@ def run_benchmark(
     progress: bool = False,
     seed: int = 0,
 ) -> BenchmarkResult:
-    """Run the three measurements and return one result (``to_dict()`` for JSON).
+    """Run the three measurements and return one result (``to_dict()``
+    for JSON).
 
     Args:
         grid: a :class:`BenchGrid` or the name of one of :data:`GRIDS`.
-        device: ``"auto"``, ``"cpu"``, ``"cuda"``, a :class:`torch.device`, or ``None`` (``"auto"``).
-        threads: ``torch.set_num_threads`` for the run (restored afterwards); ``None`` keeps torch's. One
-            thread keeps timings comparable on a shared machine.
+        device: ``"auto"``, ``"cpu"``, ``"cuda"``, a :class:`torch.device`,
+            or ``None`` (``"auto"``).
+        threads: ``torch.set_num_threads`` for the run (restored
+            afterwards); ``None`` keeps torch's.
+            One thread keeps timings comparable on a shared machine.
         progress: show a progress bar (``tqdm.auto``, on stderr).
         seed: seeds the random inputs.
 

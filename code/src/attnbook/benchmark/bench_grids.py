@@ -1,4 +1,5 @@
-"""The benchmark's grids: which lengths to measure, and how often (see :mod:`attnbook.benchmark.bench`).
+"""The benchmark's grids: which lengths to measure, and how often (see
+:mod:`attnbook.benchmark.bench`).
 
 >>> from attnbook.benchmark.bench_grids import GRIDS
 >>> GRIDS["quick"].tgt_lens
@@ -13,7 +14,8 @@ from typing import Any
 import torch
 
 VARIANTS = ("package", "sdpa", "naive")
-"""The three implementations timed on the grid, in the order they are reported."""
+"""The three implementations timed on the grid, in the order they
+are reported."""
 
 
 @dataclass(frozen=True)
@@ -25,13 +27,16 @@ class BenchGrid:
         batch: batch size ``B`` on the length grid.
         dim: key, query and value size ``d`` on the length grid.
         tgt_lens: target lengths ``T`` of the grid.
-        src_lens: source lengths ``S`` of the grid; every ``(T, S)`` pair is measured.
+        src_lens: source lengths ``S`` of the grid;
+            every ``(T, S)`` pair is measured.
         repeats: timed repeats per grid point (the median is reported).
         warmup: untimed calls per variant before the repeats.
         ratio_repeats: repeats of the ``sdpa_ratio`` measurement.
         ratio_warmup: untimed calls per variant before them.
-        precompute_repeats: repeats of the ``precompute_speedup`` measurement.
-        naive_max_tgt_len: skip the naive loop (report ``None``) above this target length.
+        precompute_repeats: repeats of the
+            ``precompute_speedup`` measurement.
+        naive_max_tgt_len: skip the naive loop (report ``None``)
+            above this target length.
     """
 
     name: str
@@ -47,7 +52,8 @@ class BenchGrid:
     naive_max_tgt_len: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The grid as plain values (the ``grid_config`` of a result's JSON)."""
+        """The grid as plain values (the ``grid_config`` of a
+        result's JSON)."""
         return {
             **asdict(self),
             "tgt_lens": list(self.tgt_lens),
@@ -109,12 +115,13 @@ GRIDS: dict[str, BenchGrid] = {
         naive_max_tgt_len=2048,
     ),
 }
-"""Presets: ``tiny`` for tests, ``quick`` for CI (under a minute on two CPU cores), ``full`` for a CPU,
-``cuda`` for a GPU."""
+"""Presets: ``tiny`` for tests, ``quick`` for CI (under a minute on two CPU
+cores), ``full`` for a CPU, ``cuda`` for a GPU."""
 
 
 def default_grid(quick: bool, device: torch.device) -> BenchGrid:
-    """``quick`` when asked; otherwise ``cuda`` on a GPU and ``full`` elsewhere."""
+    """``quick`` when asked; otherwise ``cuda`` on a GPU and
+    ``full`` elsewhere."""
     if quick:
         return GRIDS["quick"]
     return GRIDS["cuda"] if device.type == "cuda" else GRIDS["full"]

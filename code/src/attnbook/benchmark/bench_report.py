@@ -1,7 +1,11 @@
-"""Saving, loading and printing benchmark results (:class:`~attnbook.benchmark.bench_results.BenchmarkResult`).
+"""Saving, loading and printing benchmark results
+(:class:`~attnbook.benchmark.bench_results.BenchmarkResult`).
 
-A result is saved as the JSON of :meth:`~attnbook.benchmark.bench_results.BenchmarkResult.to_dict` and loaded back into
-a :class:`~attnbook.benchmark.bench_results.BenchmarkResult`; a run recorded on a CUDA GPU ships with the package
+A result is saved as the JSON of
+:meth:`~attnbook.benchmark.bench_results.BenchmarkResult.to_dict` and
+loaded back into a
+:class:`~attnbook.benchmark.bench_results.BenchmarkResult`;
+a run recorded on a CUDA GPU ships with the package
 (:func:`packaged_result`), so a reader without a GPU still sees one.
 
 >>> from attnbook.benchmark.bench_report import (
@@ -24,19 +28,23 @@ from attnbook.benchmark.bench_results import BenchmarkResult
 from attnbook.core.records import package_file, package_path
 
 PACKAGED_CUDA_RESULT = "bench_cuda.json"
-"""The file name, in the package's ``data`` folder, of a benchmark run recorded on a CUDA GPU."""
+"""The file name, in the package's ``data`` folder, of a benchmark run
+recorded on a CUDA GPU."""
 
 
 def load_result(path: str | os.PathLike[str]) -> BenchmarkResult:
-    """Read a result written by :func:`save_result` (or ``python -m attnbook bench --save``).
+    """Read a result written by :func:`save_result` (or ``python -m
+    attnbook bench --save``).
 
     Raises:
-        ValueError: the file is not a benchmark result; the message names the file and what it lacks.
+        ValueError: the file is not a benchmark result;
+            the message names the file and what it lacks.
     """
     values = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(values, dict):
         raise ValueError(
-            f"{path} is not a benchmark result: it holds a {type(values).__name__}"
+            f"{path} is not a benchmark result: it holds a "
+            f"{type(values).__name__}"
         )
     try:
         return BenchmarkResult.from_dict(values)
@@ -47,10 +55,11 @@ def load_result(path: str | os.PathLike[str]) -> BenchmarkResult:
 def packaged_result(
     name: str = PACKAGED_CUDA_RESULT,
 ) -> BenchmarkResult | None:
-    """Load a result shipped in ``attnbook/data`` (e.g. a recorded CUDA run), or ``None`` if there is none.
+    """Load a result shipped in ``attnbook/data`` (e.g. a recorded CUDA
+    run), or ``None`` if there is none.
 
-    Record one on a GPU with ``python -m attnbook bench --device cuda --json --save
-    code/src/attnbook/data/bench_cuda.json``.
+    Record one on a GPU with ``python -m attnbook bench --device cuda
+    --json --save code/src/attnbook/data/bench_cuda.json``.
     """
     if not package_file(name).is_file():
         return None
@@ -84,22 +93,35 @@ def format_report(result: BenchmarkResult) -> str:
         result.grid_config,
     )
     lines = [
-        f"attention cost on {where.device} ({where.device_name}), {where.threads} "
-        f"thread{'s' if where.threads != 1 else ''}, torch {where.torch}, {where.date}, "
+        f"attention cost on {where.device} ({where.device_name}), "
+        f"{where.threads} "
+        f"thread{'s' if where.threads != 1 else ''}, torch {where.torch}, "
+        f"{where.date}, "
         f"load average {where.load_average}",
         "",
-        f"package vs. SDPA at B={ratio.batch}, T={ratio.tgt_len}, S={ratio.src_len}, d={ratio.dim} "
-        f"(medians of {len(ratio.timings['package'].times)}): {_ms(ratio.seconds('package'))} ms vs. "
-        f"{_ms(ratio.seconds('sdpa'))} ms, sdpa_ratio {result.sdpa_ratio:.2f}; naive loop "
-        f"{_ms(ratio.seconds('naive'))} ms; SDPA without a head axis (unfused) {_ms(ratio.seconds('sdpa_3d'))} ms",
-        f"Bahdanau decoding, B={pre.batch}, S={pre.src_len}, T={pre.tgt_len} steps "
-        f"(d_s={pre.query_dim}, d_h={pre.key_dim}, d_a={pre.attn_dim}): keys projected every step "
-        f"{_ms(pre.every_step.seconds)} ms, once {_ms(pre.once.seconds)} ms, precompute_speedup "
-        f"{result.precompute_speedup:.2f} (multiply-adds predict {pre.predicted_speedup:.1f})",
+        f"package vs. SDPA at B={ratio.batch}, T={ratio.tgt_len}, "
+        f"S={ratio.src_len}, d={ratio.dim} "
+        f"(medians of {len(ratio.timings['package'].times)}): "
+        f"{_ms(ratio.seconds('package'))} ms vs. "
+        f"{_ms(ratio.seconds('sdpa'))} ms, sdpa_ratio "
+        f"{result.sdpa_ratio:.2f}; naive loop "
+        f"{_ms(ratio.seconds('naive'))} ms; SDPA without a head axis "
+        f"(unfused) {_ms(ratio.seconds('sdpa_3d'))} ms",
+        f"Bahdanau decoding, B={pre.batch}, S={pre.src_len}, "
+        f"T={pre.tgt_len} steps "
+        f"(d_s={pre.query_dim}, d_h={pre.key_dim}, d_a={pre.attn_dim}): "
+        "keys projected every step "
+        f"{_ms(pre.every_step.seconds)} ms, once {_ms(pre.once.seconds)} "
+        "ms, precompute_speedup "
+        f"{result.precompute_speedup:.2f} (multiply-adds predict "
+        f"{pre.predicted_speedup:.1f})",
         "",
-        f"grid '{grid.name}': B={grid.batch}, d={grid.dim}, medians of {grid.repeats}, "
-        "times in ms; weights = B*T*S*4 bytes; peak = torch.cuda.max_memory_allocated (CUDA only)",
-        f"{'T':>6} {'S':>6} {'package':>10} {'SDPA':>10} {'naive':>10} {'pkg/SDPA':>9} "
+        f"grid '{grid.name}': B={grid.batch}, d={grid.dim}, medians of "
+        f"{grid.repeats}, "
+        "times in ms; weights = B*T*S*4 bytes; peak = "
+        "torch.cuda.max_memory_allocated (CUDA only)",
+        f"{'T':>6} {'S':>6} {'package':>10} {'SDPA':>10} {'naive':>10} "
+        f"{'pkg/SDPA':>9} "
         f"{'weights MiB':>12} {'peak MiB pkg/SDPA/naive':>24}",
     ]
     for point in result.grid:
@@ -110,8 +132,11 @@ def format_report(result: BenchmarkResult) -> str:
             else "/".join(_mib(peaks.get(name)) for name in VARIANTS)
         )
         lines.append(
-            f"{point.tgt_len:>6} {point.src_len:>6} {_ms(point.seconds('package')):>10} "
-            f"{_ms(point.seconds('sdpa')):>10} {_ms(point.seconds('naive')):>10} {point.package_over_sdpa:>9.2f} "
+            f"{point.tgt_len:>6} {point.src_len:>6} "
+            f"{_ms(point.seconds('package')):>10} "
+            f"{_ms(point.seconds('sdpa')):>10} "
+            f"{_ms(point.seconds('naive')):>10} "
+            f"{point.package_over_sdpa:>9.2f} "
             f"{_mib(point.weights_bytes):>12} {peak_text:>24}"
         )
     lines.append("")

@@ -1,16 +1,19 @@
-"""The benchmark's results as typed records, and their JSON (see :mod:`attnbook.benchmark.bench`).
+"""The benchmark's results as typed records, and their JSON (see
+:mod:`attnbook.benchmark.bench`).
 
-A :class:`BenchmarkResult` holds an :class:`Environment`, the :class:`AttentionPoint` behind
-``sdpa_ratio``, the :class:`PrecomputeTiming` behind ``precompute_speedup`` and one
-:class:`AttentionPoint` per grid shape. ``to_dict()`` gives the JSON that ``python -m attnbook bench
---json`` prints; ``from_dict()`` reads it back.
+A :class:`BenchmarkResult` holds an :class:`Environment`, the
+:class:`AttentionPoint` behind ``sdpa_ratio``, the
+:class:`PrecomputeTiming` behind ``precompute_speedup`` and one
+:class:`AttentionPoint` per grid shape. ``to_dict()`` gives the JSON that
+``python -m attnbook bench --json`` prints; ``from_dict()`` reads it back.
 
 >>> from attnbook.benchmark.bench_results import VariantTiming
 >>> timing = VariantTiming(
 ...     seconds=0.002, times=(0.003, 0.002, 0.001), page_faults=None
 ... )
 >>> timing.to_dict("package")
-{'package_s': 0.002, 'package_times_s': [0.003, 0.002, 0.001], 'package_page_faults': None}
+{'package_s': 0.002, 'package_times_s': [0.003, 0.002, 0.001],
+'package_page_faults': None}
 >>> VariantTiming.from_dict(timing.to_dict("package"), "package") == timing
 True
 """
@@ -25,10 +28,12 @@ from attnbook.benchmark.timing import Timing
 from attnbook.core.records import Environment
 
 SDPA_RATIO_REFERENCE = 1.3
-"""A reference for ``sdpa_ratio``: the package within this factor of SDPA (kept in the JSON)."""
+"""A reference for ``sdpa_ratio``: the package within this factor of SDPA
+(kept in the JSON)."""
 
 PRECOMPUTE_SPEEDUP_REFERENCE = 2.0
-"""A reference for ``precompute_speedup``: at least this factor (kept in the JSON)."""
+"""A reference for ``precompute_speedup``: at least this factor (kept in
+the JSON)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,8 @@ class VariantTiming:
     Attributes:
         seconds: the median time of a call.
         times: every repeat's time, in seconds.
-        page_faults: the median number of minor page faults per call (``None`` where not counted).
+        page_faults: the median number of minor page faults per call
+            (``None`` where not counted).
     """
 
     seconds: float
@@ -50,7 +56,8 @@ class VariantTiming:
         return cls(timing.median, timing.times, timing.median_page_faults)
 
     def to_dict(self, name: str) -> dict[str, Any]:
-        """The JSON keys ``<name>_s``, ``<name>_times_s`` and ``<name>_page_faults``."""
+        """The JSON keys ``<name>_s``, ``<name>_times_s`` and
+        ``<name>_page_faults``."""
         return {
             f"{name}_s": self.seconds,
             f"{name}_times_s": list(self.times),
@@ -61,7 +68,8 @@ class VariantTiming:
     def from_dict(
         cls, values: dict[str, Any], name: str
     ) -> VariantTiming | None:
-        """The timing stored under ``name`` in a result's JSON; ``None`` when it was skipped."""
+        """The timing stored under ``name`` in a result's JSON;
+        ``None`` when it was skipped."""
         if values.get(f"{name}_s") is None:
             return None
         return cls(
@@ -73,16 +81,21 @@ class VariantTiming:
 
 @dataclass(frozen=True)
 class AttentionPoint:
-    """The package, SDPA and the naive loop timed at one shape ``(batch, tgt_len, src_len, dim)``.
+    """The package, SDPA and the naive loop timed at one shape ``(batch,
+    tgt_len, src_len, dim)``.
 
     Attributes:
         batch, tgt_len, src_len, dim: the shape.
-        timings: one :class:`VariantTiming` per implementation timed (``package``, ``sdpa``, ``naive``
-            unless skipped, and ``sdpa_3d``, SDPA without a head axis, where asked).
+        timings: one :class:`VariantTiming` per implementation timed
+            (``package``, ``sdpa``, ``naive`` unless skipped, and
+            ``sdpa_3d``, SDPA without a head axis, where asked).
         weights_bytes: the size of the weight tensor, computed.
-        peak_bytes: on CUDA, the peak memory of one call of each implementation; else ``None``.
-        max_abs_diff_sdpa: the largest difference of SDPA's context from the package's.
-        max_abs_diff_naive: the same for the naive loop's context and weights (``None`` if skipped).
+        peak_bytes: on CUDA, the peak memory of one call of each
+            implementation; else ``None``.
+        max_abs_diff_sdpa: the largest difference of SDPA's context from
+            the package's.
+        max_abs_diff_naive: the same for the naive loop's context and
+            weights (``None`` if skipped).
     """
 
     batch: int
@@ -96,19 +109,22 @@ class AttentionPoint:
     max_abs_diff_naive: float | None
 
     def seconds(self, variant: str) -> float | None:
-        """The median time of ``variant`` (``None`` if it was not timed here)."""
+        """The median time of ``variant`` (``None`` if it was not
+        timed here)."""
         timing = self.timings.get(variant)
         return None if timing is None else timing.seconds
 
     @property
     def package_over_sdpa(self) -> float:
-        """The package's median time over SDPA's: above 1, SDPA is faster."""
+        """The package's median time over SDPA's:
+        above 1, SDPA is faster."""
         return (
             self.timings["package"].seconds / self.timings["sdpa"].seconds
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The point as plain values, for JSON (a skipped naive loop as ``None`` values)."""
+        """The point as plain values, for JSON (a skipped naive loop as
+        ``None`` values)."""
         values: dict[str, Any] = {
             "batch": self.batch,
             "tgt_len": self.tgt_len,
@@ -166,14 +182,18 @@ class AttentionPoint:
 
 @dataclass(frozen=True)
 class PrecomputeTiming:
-    """Bahdanau decoding timed with the keys projected at every step and once.
+    """Bahdanau decoding timed with the keys projected at every step
+    and once.
 
     Attributes:
         batch, src_len, tgt_len, query_dim, key_dim, attn_dim: the sizes.
         every_step: the keys re-projected at every step.
-        once: :meth:`~attnbook.BahdanauAttention.project_keys` once, ``projected_keys=`` at every step.
-        predicted_speedup: the ratio of the two ways' multiply-adds (:func:`predicted_precompute_speedup`).
-        max_abs_diff: the largest difference between the two ways' contexts.
+        once: :meth:`~attnbook.BahdanauAttention.project_keys` once,
+            ``projected_keys=`` at every step.
+        predicted_speedup: the ratio of the two ways' multiply-adds
+            (:func:`predicted_precompute_speedup`).
+        max_abs_diff: the largest difference between the two
+            ways' contexts.
     """
 
     batch: int
@@ -235,7 +255,8 @@ class BenchmarkResult:
 
     Attributes:
         environment: the machine, the versions, the threads and the load.
-        ratio_point: the measurement behind ``sdpa_ratio`` (``B=32, T=S=128, d=64``, with ``sdpa_3d``).
+        ratio_point: the measurement behind ``sdpa_ratio``
+            (``B=32, T=S=128, d=64``, with ``sdpa_3d``).
         precompute: the measurement behind ``precompute_speedup``.
         grid_config: the grid measured.
         grid: one point per ``(tgt_len, src_len)`` of the grid.
@@ -258,7 +279,8 @@ class BenchmarkResult:
 
     @property
     def precompute_speedup(self) -> float:
-        """How many times faster Bahdanau decoding is with the keys projected once."""
+        """How many times faster Bahdanau decoding is with the keys
+        projected once."""
         return self.precompute.speedup
 
     def point(self, tgt_len: int, src_len: int) -> AttentionPoint:
@@ -271,11 +293,13 @@ class BenchmarkResult:
             if (point.tgt_len, point.src_len) == (tgt_len, src_len):
                 return point
         raise KeyError(
-            f"the grid has no point with tgt_len={tgt_len}, src_len={src_len}"
+            f"the grid has no point with tgt_len={tgt_len}, "
+            f"src_len={src_len}"
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as the JSON that ``python -m attnbook bench --json`` prints and ``--save`` writes."""
+        """The result as the JSON that ``python -m attnbook bench --json``
+        prints and ``--save`` writes."""
         return {
             **vars(self.environment),
             "sdpa_ratio": self.sdpa_ratio,
@@ -295,7 +319,8 @@ class BenchmarkResult:
         """A result from its JSON (as :meth:`to_dict` writes it).
 
         Raises:
-            ValueError: a key is missing; the message names the missing keys.
+            ValueError: a key is missing; the message names the
+                missing keys.
         """
         environment_keys = [
             name

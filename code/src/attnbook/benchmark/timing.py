@@ -1,4 +1,5 @@
-"""Timing code honestly on a shared machine: warm-up, interleaved repeats, medians, CUDA synchronisation.
+"""Timing code honestly on a shared machine:
+warm-up, interleaved repeats, medians, CUDA synchronisation.
 
 >>> from attnbook.benchmark.timing import time_interleaved
 >>> import torch
@@ -28,10 +29,12 @@ except ImportError:  # pragma: no cover (Windows)
 
 @dataclass(frozen=True)
 class Timing:
-    """The timed repeats of one variant: wall-clock seconds and minor page faults, one entry per repeat.
+    """The timed repeats of one variant: wall-clock seconds and minor page
+    faults, one entry per repeat.
 
-    ``page_faults`` counts the process's minor page faults during each call (memory the operating system
-    had to map in, e.g. a freed buffer that the allocator returned and the next call asked for again);
+    ``page_faults`` counts the process's minor page faults during each call
+    (memory the operating system had to map in, e.g. a freed buffer that
+    the allocator returned and the next call asked for again);
     ``None`` where :mod:`resource` is unavailable.
     """
 
@@ -68,11 +71,14 @@ def time_interleaved(
     repeats: int,
     warmup: int = 1,
 ) -> dict[str, Timing]:
-    """Time several variants side by side: ``warmup`` untimed calls each, then ``repeats`` rounds.
+    """Time several variants side by side: ``warmup`` untimed calls each,
+    then ``repeats`` rounds.
 
-    In each round every variant runs once; the order alternates (forward, then backward) so that none
-    always runs first. On CUDA the device is synchronised around each call. The minor page faults of each
-    call are counted too (outside the timed interval).
+    In each round every variant runs once;
+    the order alternates (forward, then backward) so that none always
+    runs first. On CUDA the device is synchronised around each call.
+    The minor page faults of each call are counted too (outside the
+    timed interval).
 
     Returns:
         One :class:`Timing` per name of ``fns``.
@@ -108,7 +114,8 @@ def time_interleaved(
 def peak_cuda_bytes(
     fn: Callable[[], object], device: torch.device
 ) -> int | None:
-    """Peak CUDA memory allocated by one call of ``fn`` beyond what was allocated before it; None off CUDA."""
+    """Peak CUDA memory allocated by one call of ``fn`` beyond what was
+    allocated before it; None off CUDA."""
     if device.type != "cuda":
         return None
     _synchronize(device)

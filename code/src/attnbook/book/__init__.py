@@ -1,4 +1,5 @@
-"""The book's display: package listings in the page, computed prose, figures and interactive widgets."""
+"""The book's display: package listings in the page, computed prose,
+figures and interactive widgets."""
 
 from attnbook.book.display import (
     FOLD_AFTER,

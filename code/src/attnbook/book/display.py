@@ -1,4 +1,5 @@
-"""Showing the package's own code inside a chapter, so that nothing the book runs is hidden."""
+"""Showing the package's own code inside a chapter, so that nothing the
+book runs is hidden."""
 
 from __future__ import annotations
 
@@ -7,31 +8,39 @@ import textwrap
 from dataclasses import dataclass
 
 FOLD_AFTER = 60
-"""Listings longer than this many lines open folded, with the lines that matter shown above the fold."""
+"""Listings longer than this many lines open folded, with the lines that
+matter shown above the fold."""
 
 
 @dataclass(frozen=True)
 class SourceListing:
-    """The source of one object, rendered as a highlighted Python block in Jupyter and the book.
+    """The source of one object, rendered as a highlighted Python block in
+    Jupyter and the book.
 
-    A long listing (over :data:`FOLD_AFTER` lines) shows its excerpt, or else its signature and the
-    first line of its docstring, and folds the whole source under a ``<details>`` toggle that opens with a
-    click in the book and in Colab.
+    A long listing (over :data:`FOLD_AFTER` lines) shows its excerpt,
+    or else its signature and the first line of its docstring,
+    and folds the whole source under a ``<details>`` toggle that opens with
+    a click in the book and in Colab.
 
     Attributes:
-        name: the object's qualified name, e.g. ``attnbook.book.plotting.attention_heatmap``.
+        name: the object's qualified name, e.g.
+            ``attnbook.book.plotting.attention_heatmap``.
         source: its source text, dedented.
-        path: the file it lives in, relative to the package (``attnbook/book/plotting.py``).
+        path: the file it lives in, relative to the package
+            (``attnbook/book/plotting.py``).
         first_line: the line number of its first line in that file.
-        excerpt: the lines shown above the fold, as a ``(start, stop)`` slice of ``source``'s lines, or
-            None to show the whole listing (or, when it is long, its head).
+        excerpt: the lines shown above the fold, as a ``(start, stop)``
+            slice of ``source``'s lines, or None to show the whole listing
+            (or, when it is long, its head).
 
     >>> from attnbook.core.alignment import attention_entropy
     >>> listing = show_source(attention_entropy)
     >>> listing.name, listing.path
-    ('attnbook.core.alignment.attention_entropy', 'attnbook/core/alignment.py')
+    ('attnbook.core.alignment.attention_entropy',
+    'attnbook/core/alignment.py')
     >>> print(listing.source.splitlines()[0])
-    def attention_entropy(weights: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    def attention_entropy(weights: torch.Tensor, dim: int = -1) ->
+    torch.Tensor:
     """
 
     name: str
@@ -42,14 +51,16 @@ class SourceListing:
 
     @property
     def folded(self) -> bool:
-        """Whether the listing opens folded: it was given an excerpt, or it is long."""
+        """Whether the listing opens folded: it was given an excerpt,
+        or it is long."""
         return (
             self.excerpt is not None
             or len(self.source.splitlines()) > FOLD_AFTER
         )
 
     def shown_lines(self) -> tuple[int, int]:
-        """The ``(start, stop)`` slice of the source's lines shown above the fold."""
+        """The ``(start, stop)`` slice of the source's lines shown above
+        the fold."""
         lines = self.source.splitlines()
         if self.excerpt is not None:
             return self.excerpt
@@ -75,9 +86,11 @@ class SourceListing:
         )
         return (
             f"{fence}python\n{shown}\n{fence}\n\n"
-            f"*{span} of `{self.path}`; the whole of `{self.name.rsplit('.', 1)[-1]}` is folded "
+            f"*{span} of `{self.path}`; the whole of "
+            f"`{self.name.rsplit('.', 1)[-1]}` is folded "
             "below.*\n\n"
-            f"<details>\n<summary>The whole listing ({len(lines)} lines)</summary>\n\n"
+            f"<details>\n<summary>The whole listing ({len(lines)} "
+            "lines)</summary>\n\n"
             f"{fence}python\n{self.source.rstrip()}\n{fence}\n\n</details>\n\n{where}"
         )
 
@@ -86,7 +99,8 @@ class SourceListing:
 
 
 def _head_length(lines: list[str]) -> int:
-    """How many lines make the signature and the first line of the docstring (at least the first line)."""
+    """How many lines make the signature and the first line of the
+    docstring (at least the first line)."""
     for k, line in enumerate(lines):
         if line.rstrip().endswith(":") and not line.lstrip().startswith(
             ("@", "#")
@@ -103,7 +117,8 @@ def _head_length(lines: list[str]) -> int:
 def _excerpt(
     source: str, focus: tuple[str, str], name: str
 ) -> tuple[int, int]:
-    """The lines from the first that contains ``focus[0]`` to the next that contains ``focus[1]``."""
+    """The lines from the first that contains ``focus[0]`` to the next that
+    contains ``focus[1]``."""
     lines = source.splitlines()
     first, last = focus
     start = next(
@@ -118,7 +133,8 @@ def _excerpt(
     )
     if stop is None:
         raise ValueError(
-            f"show_source: no line of {name} from {first!r} on contains {last!r}"
+            f"show_source: no line of {name} from {first!r} on contains "
+            f"{last!r}"
         )
     return start, stop + 1
 
@@ -126,22 +142,25 @@ def _excerpt(
 def show_source(
     obj: object, focus: tuple[str, str] | None = None
 ) -> SourceListing:
-    """Return the source of a class, function or method of the package for display.
+    """Return the source of a class, function or method of the package
+    for display.
 
-    In a notebook the returned object renders as a highlighted code block with the file and line it
-    came from; ``print()`` gives the plain text. A long listing folds (see :class:`SourceListing`).
+    In a notebook the returned object renders as a highlighted code block
+    with the file and line it came from; ``print()`` gives the plain text.
+    A long listing folds (see :class:`SourceListing`).
 
     Args:
         obj: a class, function, method or module.
-        focus: show only the lines from the first that contains ``focus[0]`` through the next that
-            contains ``focus[1]`` above the fold, with the whole listing folded below them.
+        focus: show only the lines from the first that contains
+            ``focus[0]`` through the next that contains ``focus[1]`` above
+            the fold, with the whole listing folded below them.
 
     Returns:
         A :class:`SourceListing`.
 
     Raises:
-        TypeError: ``obj`` has no retrievable source (a built-in, an instance, a lambda made at the
-            prompt).
+        TypeError: ``obj`` has no retrievable source (a built-in,
+            an instance, a lambda made at the prompt).
         ValueError: a ``focus`` string that no line contains.
 
     >>> from attnbook.core.runtime import get_device
@@ -165,12 +184,12 @@ def show_source(
     target = obj.fget if isinstance(obj, property) else obj
     try:
         lines, first_line = inspect.getsourcelines(target)
-        path = (
-            inspect.getsourcefile(inspect.unwrap(target)) or "<unknown>"
-        )  # a decorator's file is not it
+        # a decorator's file is not it
+        path = inspect.getsourcefile(inspect.unwrap(target)) or "<unknown>"
     except (TypeError, OSError) as exc:
         raise TypeError(
-            f"show_source needs a class, function, method or module defined in a file; got {type(obj).__name__} "
+            "show_source needs a class, function, method or module "
+            f"defined in a file; got {type(obj).__name__} "
             f"{obj!r:.60}"
         ) from exc
     name = getattr(
@@ -199,11 +218,14 @@ def show_source(
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
-    """Store ``value`` under ``name`` for the book's ``{glue:text}`name``` roles.
+    """Store ``value`` under ``name`` for the book's
+    ``{glue:text}`name``` roles.
 
-    Inside the book build this is :func:`myst_nb.glue`, which lets the prose quote a computed number.
-    Where myst-nb is not installed (Colab, a plain Jupyter), the prose is not rendered from the
-    notebook, so there is nothing to store: the call does nothing, or shows the value if ``display``.
+    Inside the book build this is :func:`myst_nb.glue`, which lets the
+    prose quote a computed number. Where myst-nb is not installed (Colab, a
+    plain Jupyter), the prose is not rendered from the notebook,
+    so there is nothing to store: the call does nothing, or shows the value
+    if ``display``.
 
     Args:
         name: the key the prose refers to.

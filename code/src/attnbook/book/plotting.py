@@ -1,7 +1,9 @@
-"""The book's figure style, its token-labelled attention heatmap, and a scale that places BLEU scores.
+"""The book's figure style, its token-labelled attention heatmap,
+and a scale that places BLEU scores.
 
-matplotlib and seaborn are imported inside the functions, on first use, so that ``import attnbook``
-does not load them (they take longer to import than the rest of the package besides torch).
+matplotlib and seaborn are imported inside the functions, on first use,
+so that ``import attnbook`` does not load them (they take longer to import
+than the rest of the package besides torch).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 BOOK_CMAP = "rocket_r"
-"""The colour map for attention weights: sequential, colour-blind safe, dark = high weight."""
+"""The colour map for attention weights: sequential, colour-blind safe,
+dark = high weight."""
 
 
 def set_book_style() -> None:
-    """Apply the book's matplotlib/seaborn style: white grid, readable fonts, crisp figures.
+    """Apply the book's matplotlib/seaborn style:
+    white grid, readable fonts, crisp figures.
 
     >>> import matplotlib.pyplot as plt
     >>> with plt.rc_context():  # restores the previous style afterwards
@@ -55,7 +59,8 @@ def _as_matrix(
         matrix = matrix[None, :]
     if matrix.ndim != 2:
         raise ValueError(
-            f"weights must be 2-D (tgt_len, src_len) or 1-D (src_len,), got shape {tuple(matrix.shape)}"
+            "weights must be 2-D (tgt_len, src_len) or 1-D (src_len,), "
+            f"got shape {tuple(matrix.shape)}"
         )
     return matrix
 
@@ -73,18 +78,25 @@ def attention_heatmap(
     cmap: str = BOOK_CMAP,
     colorbar: bool = True,
 ) -> Axes:
-    """Draw attention weights as a heatmap with source tokens on x and target tokens on y.
+    """Draw attention weights as a heatmap with source tokens on x and
+    target tokens on y.
 
     Args:
-        weights: ``(tgt_len, src_len)`` weights (row ``i`` is target step ``i``'s distribution over the
-            source), or ``(src_len,)`` for one step. A tensor may live on any device.
+        weights: ``(tgt_len, src_len)`` weights (row ``i`` is target step
+            ``i``'s distribution over the source), or ``(src_len,)``
+            for one step. A tensor may live on any device.
         src_tokens: ``src_len`` labels for the columns.
-        tgt_tokens: ``tgt_len`` labels for the rows; ``None`` numbers the rows.
-        ax: axes to draw into; ``None`` makes a new figure sized to the matrix.
+        tgt_tokens: ``tgt_len`` labels for the rows;
+            ``None`` numbers the rows.
+        ax: axes to draw into; ``None`` makes a new figure sized to
+            the matrix.
         title: the axes title.
-        annotate: print each weight in its cell. ``None`` annotates matrices of at most 12 x 12.
-        highlight: ``(target_index, source_index)`` cells to outline, e.g. a reference alignment.
-        vmax: the weight drawn darkest; ``1.0`` makes figures comparable, ``None`` uses the maximum.
+        annotate: print each weight in its cell.
+            ``None`` annotates matrices of at most 12 x 12.
+        highlight: ``(target_index, source_index)`` cells to outline,
+            e.g. a reference alignment.
+        vmax: the weight drawn darkest; ``1.0`` makes figures comparable,
+            ``None`` uses the maximum.
         cmap: a sequential colour map; the default is colour-blind safe.
         colorbar: draw a colour bar labelled "attention weight".
 
@@ -92,7 +104,8 @@ def attention_heatmap(
         The :class:`~matplotlib.axes.Axes` drawn into.
 
     Raises:
-        ValueError: the weights are not 1-D or 2-D, or the token lists do not match their shape.
+        ValueError: the weights are not 1-D or 2-D, or the token lists do
+            not match their shape.
 
     >>> weights = torch.tensor([[0.9, 0.1], [0.2, 0.8]])
     >>> ax = attention_heatmap(
@@ -115,13 +128,15 @@ def attention_heatmap(
     tgt_len, src_len = matrix.shape
     if len(src_tokens) != src_len:
         raise ValueError(
-            f"src_tokens has {len(src_tokens)} labels but weights have src_len={src_len} columns"
+            f"src_tokens has {len(src_tokens)} labels but weights have "
+            f"src_len={src_len} columns"
         )
     if tgt_tokens is None:
         tgt_tokens = [str(i) for i in range(tgt_len)]
     if len(tgt_tokens) != tgt_len:
         raise ValueError(
-            f"tgt_tokens has {len(tgt_tokens)} labels but weights have tgt_len={tgt_len} rows"
+            f"tgt_tokens has {len(tgt_tokens)} labels but weights have "
+            f"tgt_len={tgt_len} rows"
         )
     if ax is None:
         width = min(2.0 + 0.55 * src_len, 14.0)
@@ -149,7 +164,8 @@ def attention_heatmap(
     for row, col in highlight or ():
         if not (0 <= row < tgt_len and 0 <= col < src_len):
             raise ValueError(
-                f"highlight cell {(row, col)} is outside the {tgt_len} x {src_len} matrix"
+                f"highlight cell {(row, col)} is outside the {tgt_len} x "
+                f"{src_len} matrix"
             )
         ax.add_patch(
             Rectangle(
@@ -175,12 +191,14 @@ def attention_heatmap(
 
 @dataclass(frozen=True)
 class ScaleEntry:
-    """One bar of :func:`bleu_scale_figure`: a BLEU, or a range of BLEU, and whose it is.
+    """One bar of :func:`bleu_scale_figure`: a BLEU, or a range of BLEU,
+    and whose it is.
 
     Attributes:
         label: the system, as the axis shows it.
         low, high: the BLEU (equal) or the range of reported BLEU (0-100).
-        group: ``"book"`` for the book's own models, anything else (e.g. ``"published"``) for others'.
+        group: ``"book"`` for the book's own models, anything else (e.g.
+            ``"published"``) for others'.
         note: the test set and what kind of BLEU, shown beside the bar.
     """
 
@@ -193,20 +211,24 @@ class ScaleEntry:
     def __post_init__(self) -> None:
         if not 0.0 <= self.low <= self.high <= 100.0:
             raise ValueError(
-                f"need 0 <= low <= high <= 100, got low={self.low} and high={self.high}"
+                f"need 0 <= low <= high <= 100, got low={self.low} and "
+                f"high={self.high}"
             )
 
 
 def bleu_scale_figure(
     entries: Sequence[ScaleEntry], ax: Axes | None = None
 ) -> Axes:
-    """Place BLEU scores on one horizontal scale, the book's models beside published ones, highest first.
+    """Place BLEU scores on one horizontal scale, the book's models beside
+    published ones, highest first.
 
-    A range is drawn as a bar from ``low`` to ``high`` with a dot at each end; a single score as a dot.
-    The book's entries are drawn in one colour, the others in a second, and each bar carries its note.
+    A range is drawn as a bar from ``low`` to ``high`` with a dot at each
+    end; a single score as a dot. The book's entries are drawn in one
+    colour, the others in a second, and each bar carries its note.
 
     Args:
-        entries: the scores to place (any number: a model added later is one more entry).
+        entries: the scores to place (any number: a model added later is
+            one more entry).
         ax: where to draw; ``None`` makes a figure sized for the entries.
 
     Raises:

@@ -1,29 +1,41 @@
-"""Interactive attention figures as self-contained HTML: no library, no CDN, no server, no kernel.
+"""Interactive attention figures as self-contained HTML:
+no library, no CDN, no server, no kernel.
 
-Each function returns a :class:`Widget`, whose ``_repr_html_`` is one ``<div class="attention-widget">``
-holding its data (as JSON), the style sheet ``widgets.css`` and the script ``widgets.js`` of this
-package (readable files, embedded inline). A notebook, Colab and the HTML book all show it as it is,
+Each function returns a :class:`Widget`, whose ``_repr_html_`` is one
+``<div class="attention-widget">`` holding its data (as JSON),
+the style sheet ``widgets.css`` and the script ``widgets.js`` of this
+package (readable files, embedded inline).
+A notebook, Colab and the HTML book all show it as it is,
 online or offline:
 
-- :func:`attention_widget`: a weight matrix with tokens on both axes (source on x, target on y). Hover
-  or arrow-key over a cell to read its target word, source word and weight (and score); hover a target
-  word to draw its row of weights onto the source words.
-- :func:`decoder_stepper`: a slider over decoder steps showing, for step ``i``, the query, the scores
-  over the source words, the softmax weights as bars and the emitted word; several runs (an untrained
-  and a trained model) get a toggle.
-- :func:`weights_slider`: a slider over precomputed rows of weights, e.g. one per temperature.
-- :func:`curve_slider`: a slider over precomputed curves, e.g. kernel regression fits, one per bandwidth.
-- :func:`checkpoint_slider`: a slider over snapshots of an attention matrix taken while a model trained,
-  each with its measures and the true links outlined.
+- :func:`attention_widget`: a weight matrix with tokens on both axes
+  (source on x, target on y). Hover or arrow-key over a cell to read its
+  target word, source word and weight (and score);
+  hover a target word to draw its row of weights onto the source words.
+- :func:`decoder_stepper`: a slider over decoder steps showing,
+  for step ``i``, the query, the scores over the source words,
+  the softmax weights as bars and the emitted word;
+  several runs (an untrained and a trained model) get a toggle.
+- :func:`weights_slider`: a slider over precomputed rows of weights,
+  e.g. one per temperature.
+- :func:`curve_slider`: a slider over precomputed curves, e.g. kernel
+  regression fits, one per bandwidth.
+- :func:`checkpoint_slider`: a slider over snapshots of an attention
+  matrix taken while a model trained, each with its measures and the true
+  links outlined.
 
-In the book every widget is a numbered figure: its cell's metadata ``mystnb: figure: {name, caption}``
-(name ``fig-<chapter>-<what>-widget``) makes Jupyter Book wrap the output in a figure, numbered and
-captioned alike in the web page (around the HTML, whose own caption ``widgets.css`` then hides) and in
-the PDF (around the static PNG), so that ``{numref}`` and the list of figures agree between the two.
+In the book every widget is a numbered figure:
+its cell's metadata ``mystnb: figure: {name, caption}`` (name
+``fig-<chapter>-<what>-widget``) makes Jupyter Book wrap the output in a
+figure, numbered and captioned alike in the web page (around the HTML,
+whose own caption ``widgets.css`` then hides) and in the PDF (around the
+static PNG), so that ``{numref}`` and the list of figures agree between
+the two.
 
-The output depends on the arguments only: the element id is the ``name`` given, or a hash of the content,
-so every build writes the same page. Colours follow the book's theme (its CSS variables) in light and
-dark mode, with fallbacks where the theme is absent (Colab, Jupyter).
+The output depends on the arguments only: the element id is the ``name``
+given, or a hash of the content, so every build writes the same page.
+Colours follow the book's theme (its CSS variables) in light and dark mode,
+with fallbacks where the theme is absent (Colab, Jupyter).
 """
 
 from __future__ import annotations
@@ -45,30 +57,39 @@ import numpy as np
 import torch
 
 MAX_BYTES = 50_000
-"""The most bytes one widget may take: a page with several widgets stays light."""
+"""The most bytes one widget may take: a page with several widgets
+stays light."""
 
 DECIMALS = 4
-"""Weights, scores and curves are embedded rounded to this many decimals (the widgets show three)."""
+"""Weights, scores and curves are embedded rounded to this many decimals
+(the widgets show three)."""
 
 PNG_DPI = 100
-"""The resolution of a widget's static figure (:attr:`Widget.png`): small enough to keep notebooks light."""
+"""The resolution of a widget's static figure (:attr:`Widget.png`):
+small enough to keep notebooks light."""
 
 ArrayLike = torch.Tensor | np.ndarray | Sequence[Any]
 
 
 @dataclass(frozen=True)
 class Widget:
-    """One interactive figure, rendered as self-contained HTML, with a static picture of the same numbers.
+    """One interactive figure, rendered as self-contained HTML,
+    with a static picture of the same numbers.
 
-    A notebook gets both from :meth:`_repr_mimebundle_`: ``text/html`` (the interactive figure, which the
-    web page shows) and ``image/png`` (a static figure drawn from the same data, which a PDF or any
-    front end without JavaScript shows).
+    A notebook gets both from :meth:`_repr_mimebundle_`:
+    ``text/html`` (the interactive figure, which the web page shows)
+    and ``image/png`` (a static figure drawn from the same data,
+    which a PDF or any front end without JavaScript shows).
 
     Attributes:
-        name: the element id of the widget's root (``attention-widget`` is its class).
-        kind: ``"matrix"``, ``"stepper"``, ``"slider"``, ``"curve"`` or ``"translator"``.
-        html: the whole output: a ``<style>``, the root ``<div>`` with its data and its script.
-        data: the numbers and labels the widget shows (what its JSON holds); the PNG is drawn from them.
+        name: the element id of the widget's root (``attention-widget`` is
+            its class).
+        kind: ``"matrix"``, ``"stepper"``, ``"slider"``, ``"curve"`` or
+            ``"translator"``.
+        html: the whole output: a ``<style>``, the root ``<div>`` with its
+            data and its script.
+        data: the numbers and labels the widget shows (what its JSON
+            holds); the PNG is drawn from them.
     """
 
     name: str
@@ -85,7 +106,8 @@ class Widget:
 
     @property
     def png(self) -> bytes:
-        """The static figure as PNG bytes (drawn at :data:`PNG_DPI` dots per inch)."""
+        """The static figure as PNG bytes (drawn at :data:`PNG_DPI` dots
+        per inch)."""
         return _static_png(self.kind, self.data)
 
     def _repr_html_(self) -> str:
@@ -100,18 +122,25 @@ class Widget:
         }
 
     def __repr__(self) -> str:
-        return f"Widget(name={self.name!r}, kind={self.kind!r}, size={self.size:,} bytes)"
+        return (
+            f"Widget(name={self.name!r}, kind={self.kind!r}, "
+            f"size={self.size:,} bytes)"
+        )
 
 
 @dataclass(frozen=True)
 class DecoderRun:
-    """What a decoder did at each of its ``T`` steps over a source of ``S`` tokens, for :func:`decoder_stepper`.
+    """What a decoder did at each of its ``T`` steps over a source of ``S``
+    tokens, for :func:`decoder_stepper`.
 
     Attributes:
-        weights: ``(T, S)`` attention weights; row ``i`` is step ``i``'s distribution over the source.
+        weights: ``(T, S)`` attention weights;
+            row ``i`` is step ``i``'s distribution over the source.
         emitted: ``T`` words, the word the decoder emitted at each step.
-        scores: optional ``(T, S)`` scores before the softmax (``-inf`` for masked positions is allowed).
-        queries: optional ``(T, d)`` queries, e.g. the decoder state each step attends from.
+        scores: optional ``(T, S)`` scores before the softmax (``-inf`` for
+            masked positions is allowed).
+        queries: optional ``(T, d)`` queries, e.g. the decoder state each
+            step attends from.
     """
 
     weights: ArrayLike
@@ -127,7 +156,8 @@ def _array(name: str, value: ArrayLike, ndim: int) -> np.ndarray:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:
         raise TypeError(
-            f"{name} must be a tensor, an array or nested lists of numbers; {error}"
+            f"{name} must be a tensor, an array or nested lists of "
+            f"numbers; {error}"
         ) from error
     if array.ndim != ndim:
         raise ValueError(
@@ -144,7 +174,8 @@ def _finite(
     )
     if bad.any():
         raise ValueError(
-            f"{name} has {int(bad.sum())} non-finite entries (first at {np.argwhere(bad)[0].tolist()})"
+            f"{name} has {int(bad.sum())} non-finite entries (first at "
+            f"{np.argwhere(bad)[0].tolist()})"
         )
 
 
@@ -153,18 +184,21 @@ def _tokens(
 ) -> list[str]:
     if isinstance(tokens, str):
         raise TypeError(
-            f"{name} must be a sequence of tokens, not one string: split it first"
+            f"{name} must be a sequence of tokens, not one string: split "
+            "it first"
         )
     tokens = [str(token) for token in tokens]
     if len(tokens) != length:
         raise ValueError(
-            f"{name} has {len(tokens)} tokens but the weights have {length} {axis}"
+            f"{name} has {len(tokens)} tokens but the weights have "
+            f"{length} {axis}"
         )
     return tokens
 
 
 def _rounded(array: np.ndarray) -> list:
-    """Nested lists rounded to DECIMALS; ``-inf`` (a masked score) becomes ``None``."""
+    """Nested lists rounded to DECIMALS; ``-inf`` (a masked score)
+    becomes ``None``."""
     rounded = np.round(array, DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
     return [
         _rounded(row)
@@ -179,7 +213,8 @@ def _weights(name: str, value: ArrayLike) -> np.ndarray:
     _finite(name, weights)
     if (weights < 0).any():
         raise ValueError(
-            f"{name} must be non-negative (attention weights); the smallest is {weights.min():.4g}"
+            f"{name} must be non-negative (attention weights); the "
+            f"smallest is {weights.min():.4g}"
         )
     return weights
 
@@ -206,9 +241,8 @@ def _render(
         element_id = f"aw-{kind}-{digest}"
     else:
         element_id = f"aw-{_slug(name)}"
-    payload = payload.replace(
-        "</", "<\\/"
-    )  # JSON inside <script>: never close the element early
+    # JSON inside <script>: never close the element early
+    payload = payload.replace("</", "<\\/")
     caption_html = (
         f'<div class="aw-caption">{_ascii_html(caption)}</div>'
         if caption
@@ -219,25 +253,29 @@ def _render(
     )
     document = (
         f"<style>{_asset('widgets.css')}</style>"
-        f'<div class="attention-widget" id="{element_id}" data-kind="{kind}" role="figure" aria-label="{label}">'
-        f'<div class="aw-body">Interactive figure: it needs JavaScript.</div>{caption_html}'
-        f'<script type="application/json" class="aw-data">{payload}</script>'
+        f'<div class="attention-widget" id="{element_id}" '
+        f'data-kind="{kind}" role="figure" aria-label="{label}">'
+        '<div class="aw-body">Interactive figure: it needs '
+        f"JavaScript.</div>{caption_html}"
+        '<script type="application/json" '
+        f'class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', element_id)}</script></div>"
     )
-    assert (
-        document.isascii()
-    )  # the page's declared encoding cannot garble it
+    # the page's declared encoding cannot garble it
+    assert document.isascii()
     widget = Widget(element_id, kind, document, {"kind": kind, **data})
     if widget.size > MAX_BYTES:
         raise ValueError(
-            f"the {kind} widget takes {widget.size:,} bytes, over the limit of {MAX_BYTES:,}: "
+            f"the {kind} widget takes {widget.size:,} bytes, over the "
+            f"limit of {MAX_BYTES:,}: "
             "pass fewer frames, steps or points"
         )
     return widget
 
 
 def _ascii_html(text: str) -> str:
-    """Escaped text in pure ASCII (non-ASCII characters as references): any page encoding shows it right."""
+    """Escaped text in pure ASCII (non-ASCII characters as references):
+    any page encoding shows it right."""
     return (
         html.escape(text, quote=True)
         .encode("ascii", "xmlcharrefreplace")
@@ -254,25 +292,31 @@ def attention_widget(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """An attention matrix with tokens on both axes: hover a cell to read it, a target word to see its row.
+    """An attention matrix with tokens on both axes:
+    hover a cell to read it, a target word to see its row.
 
     Args:
-        weights: ``(tgt_len, src_len)`` weights; row ``i`` is target step ``i``'s distribution.
+        weights: ``(tgt_len, src_len)`` weights;
+            row ``i`` is target step ``i``'s distribution.
         src_tokens: ``src_len`` labels of the columns (x axis).
         tgt_tokens: ``tgt_len`` labels of the rows (y axis).
-        scores: optional ``(tgt_len, src_len)`` scores before the softmax, shown beside the weight.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        scores: optional ``(tgt_len, src_len)`` scores before the softmax,
+            shown beside the weight.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the figure.
 
     Shape:
-        - weights, scores: ``(T, S)``; src_tokens: ``S``; tgt_tokens: ``T``.
+        - weights, scores: ``(T, S)``; src_tokens: ``S``;
+          tgt_tokens: ``T``.
 
     Returns:
         A :class:`Widget`; a notebook displays it.
 
     Raises:
-        ValueError: the weights are not 2-D, not finite or negative, the token lists do not match their
-            shape, the scores' shape differs from the weights', or the widget exceeds ``MAX_BYTES``.
+        ValueError: the weights are not 2-D, not finite or negative,
+            the token lists do not match their shape, the scores' shape
+            differs from the weights', or the widget exceeds ``MAX_BYTES``.
     """
     matrix = _weights("weights", weights)
     tgt_len, src_len = matrix.shape
@@ -290,7 +334,8 @@ def attention_widget(
         score_matrix = _array("scores", scores, 2)
         if score_matrix.shape != matrix.shape:
             raise ValueError(
-                f"scores must have the weights' shape {matrix.shape}, got {score_matrix.shape}"
+                f"scores must have the weights' shape {matrix.shape}, got "
+                f"{score_matrix.shape}"
             )
         _finite("scores", score_matrix, allow_neg_inf=True)
         data["scores"] = _rounded(score_matrix)
@@ -302,7 +347,8 @@ def _run_data(label: str, run: DecoderRun, src_len: int) -> dict:
     steps = weights.shape[0]
     if weights.shape[1] != src_len:
         raise ValueError(
-            f"runs[{label!r}].weights has {weights.shape[1]} columns but src_tokens has {src_len} tokens"
+            f"runs[{label!r}].weights has {weights.shape[1]} columns but "
+            f"src_tokens has {src_len} tokens"
         )
     data = {
         "label": label,
@@ -317,7 +363,8 @@ def _run_data(label: str, run: DecoderRun, src_len: int) -> dict:
         scores = _array(f"runs[{label!r}].scores", run.scores, 2)
         if scores.shape != weights.shape:
             raise ValueError(
-                f"runs[{label!r}].scores must have the weights' shape {weights.shape}, got {scores.shape}"
+                f"runs[{label!r}].scores must have the weights' shape "
+                f"{weights.shape}, got {scores.shape}"
             )
         _finite(f"runs[{label!r}].scores", scores, allow_neg_inf=True)
         data["scores"] = _rounded(scores)
@@ -325,7 +372,8 @@ def _run_data(label: str, run: DecoderRun, src_len: int) -> dict:
         queries = _array(f"runs[{label!r}].queries", run.queries, 2)
         if queries.shape[0] != steps:
             raise ValueError(
-                f"runs[{label!r}].queries has {queries.shape[0]} rows but the weights have {steps} steps"
+                f"runs[{label!r}].queries has {queries.shape[0]} rows but "
+                f"the weights have {steps} steps"
             )
         _finite(f"runs[{label!r}].queries", queries)
         data["queries"] = _rounded(queries)
@@ -339,30 +387,36 @@ def decoder_stepper(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """A slider (and the arrow keys) over decoder steps: query, scores, weights and emitted word of step ``i``.
+    """A slider (and the arrow keys) over decoder steps:
+    query, scores, weights and emitted word of step ``i``.
 
     Args:
         src_tokens: the ``S`` source tokens the decoder attends over.
-        runs: one :class:`DecoderRun`, or several by label (``{"untrained": ..., "trained": ...}``),
-            which the widget lets the reader toggle between.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        runs: one :class:`DecoderRun`, or several by label (``{"untrained":
+            ..., "trained": ...}``), which the widget lets the reader
+            toggle between.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the figure.
 
     Returns:
         A :class:`Widget`.
 
     Raises:
-        ValueError: a run's weights do not have ``S`` columns, its emitted words, scores or queries do
-            not match its number of steps, ``runs`` is empty, or the widget exceeds ``MAX_BYTES``.
+        ValueError: a run's weights do not have ``S`` columns,
+            its emitted words, scores or queries do not match its number of
+            steps, ``runs`` is empty, or the widget exceeds ``MAX_BYTES``.
     """
     runs = {"": runs} if isinstance(runs, DecoderRun) else dict(runs)
     if not runs:
         raise ValueError(
-            "runs is empty: pass a DecoderRun or a mapping of labels to DecoderRuns"
+            "runs is empty: pass a DecoderRun or a mapping of labels to "
+            "DecoderRuns"
         )
     if isinstance(src_tokens, str):
         raise TypeError(
-            "src_tokens must be a sequence of tokens, not one string: split it first"
+            "src_tokens must be a sequence of tokens, not one string: "
+            "split it first"
         )
     src = [str(token) for token in src_tokens]
     data = {
@@ -384,25 +438,30 @@ def weights_slider(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """A slider over precomputed rows of weights, one per value of a parameter (e.g. the temperature).
+    """A slider over precomputed rows of weights, one per value of a
+    parameter (e.g. the temperature).
 
     Args:
         weights: ``(F, S)`` weights, row ``f`` computed at ``values[f]``.
         key_tokens: the ``S`` labels of the keys.
-        values: the ``F`` parameter values, in the order the slider visits them.
-        parameter: the parameter's symbol or name, shown as ``parameter = value``.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        values: the ``F`` parameter values, in the order the slider
+            visits them.
+        parameter: the parameter's symbol or name, shown as
+            ``parameter = value``.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the figure.
 
     Raises:
-        ValueError: the shapes of weights, key_tokens and values disagree, or the widget exceeds
-            ``MAX_BYTES``.
+        ValueError: the shapes of weights, key_tokens and values disagree,
+            or the widget exceeds ``MAX_BYTES``.
     """
     frames = _weights("weights", weights)
     values = _array("values", values, 1)
     if len(values) != frames.shape[0]:
         raise ValueError(
-            f"values has {len(values)} entries but weights has {frames.shape[0]} rows (frames)"
+            f"values has {len(values)} entries but weights has "
+            f"{frames.shape[0]} rows (frames)"
         )
     _finite("values", values)
     data = {
@@ -429,23 +488,30 @@ def curve_slider(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """A slider over precomputed curves on one grid, one per value of a parameter (e.g. a bandwidth).
+    """A slider over precomputed curves on one grid, one per value of a
+    parameter (e.g. a bandwidth).
 
-    Hover the plot (or focus it and press the arrow keys) to read the curve at a grid point.
+    Hover the plot (or focus it and press the arrow keys) to read the curve
+    at a grid point.
 
     Args:
         x: the ``N`` grid points, increasing.
-        curves: ``(F, N)`` curve values, row ``f`` computed at ``values[f]``.
+        curves: ``(F, N)`` curve values, row ``f`` computed at
+            ``values[f]``.
         values: the ``F`` parameter values.
         parameter: the parameter's symbol or name.
-        points: optional ``(xs, ys)`` samples drawn as dots (e.g. the training data).
-        reference: optional ``N`` values of a reference curve (e.g. the true function), dashed.
+        points: optional ``(xs, ys)`` samples drawn as dots (e.g. the
+            training data).
+        reference: optional ``N`` values of a reference curve (e.g. the
+            true function), dashed.
         x_label, y_label: the axis titles.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the figure.
 
     Raises:
-        ValueError: the shapes disagree, x is not increasing, or the widget exceeds ``MAX_BYTES``.
+        ValueError: the shapes disagree, x is not increasing, or the widget
+            exceeds ``MAX_BYTES``.
     """
     grid = _array("x", x, 1)
     frames = _array("curves", curves, 2)
@@ -458,11 +524,13 @@ def curve_slider(
         _finite(label, array)
     if frames.shape[1] != len(grid):
         raise ValueError(
-            f"curves has {frames.shape[1]} columns but x has {len(grid)} grid points"
+            f"curves has {frames.shape[1]} columns but x has {len(grid)} "
+            "grid points"
         )
     if len(values) != frames.shape[0]:
         raise ValueError(
-            f"values has {len(values)} entries but curves has {frames.shape[0]} rows (frames)"
+            f"values has {len(values)} entries but curves has "
+            f"{frames.shape[0]} rows (frames)"
         )
     if len(grid) < 2 or (np.diff(grid) <= 0).any():
         raise ValueError(
@@ -485,14 +553,16 @@ def curve_slider(
         )
         if xs.shape != ys.shape:
             raise ValueError(
-                f"points must be two arrays of one length, got {len(xs)} and {len(ys)}"
+                f"points must be two arrays of one length, got {len(xs)} "
+                f"and {len(ys)}"
             )
         data["points"] = [_rounded(xs), _rounded(ys)]
     if reference is not None:
         ref = _array("reference", reference, 1)
         if ref.shape != grid.shape:
             raise ValueError(
-                f"reference has {len(ref)} values but x has {len(grid)} grid points"
+                f"reference has {len(ref)} values but x has {len(grid)} "
+                "grid points"
             )
         data["reference"] = _rounded(ref)
     return _render("curve", data, name, caption)
@@ -509,24 +579,32 @@ def checkpoint_slider(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """A slider over snapshots of one attention matrix taken while a model trained, with their measures.
+    """A slider over snapshots of one attention matrix taken while a model
+    trained, with their measures.
 
-    Each frame is an attention matrix (hover a cell to read it, as in :func:`attention_widget`); the
-    true links, if given, are outlined in every frame, and each frame's measures (e.g. the validation
-    loss and the alignment accuracy at that step) are written above it.
+    Each frame is an attention matrix (hover a cell to read it,
+    as in :func:`attention_widget`); the true links, if given,
+    are outlined in every frame, and each frame's measures (e.g. the
+    validation loss and the alignment accuracy at that step) are written
+    above it.
 
     Args:
-        weights: ``(F, T, S)`` weights, frame ``f`` taken at training step ``steps[f]``.
+        weights: ``(F, T, S)`` weights, frame ``f`` taken at training
+            step ``steps[f]``.
         src_tokens, tgt_tokens: the ``S`` column and ``T`` row labels.
-        steps: the ``F`` training steps, in the order the slider visits them.
-        measures: one mapping per frame from a measure's name to its value as text.
+        steps: the ``F`` training steps, in the order the slider
+            visits them.
+        measures: one mapping per frame from a measure's name to its value
+            as text.
         links: true ``(i, j)`` links (row, column) to outline.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the figure.
 
     Raises:
-        ValueError: the shapes of weights, tokens, steps and measures disagree, a link lies outside the
-            matrix, or the widget exceeds ``MAX_BYTES``.
+        ValueError: the shapes of weights, tokens, steps and measures
+            disagree, a link lies outside the matrix, or the widget
+            exceeds ``MAX_BYTES``.
     """
     frames = _array("weights", weights, 3)
     _finite("weights", frames)
@@ -536,7 +614,8 @@ def checkpoint_slider(
     step_values = [int(step) for step in steps]
     if len(step_values) != n_frames:
         raise ValueError(
-            f"steps has {len(step_values)} entries but weights has {n_frames} frames"
+            f"steps has {len(step_values)} entries but weights has "
+            f"{n_frames} frames"
         )
     fields = (
         [list(map(list, frame.items())) for frame in measures]
@@ -545,7 +624,8 @@ def checkpoint_slider(
     )
     if len(fields) != n_frames:
         raise ValueError(
-            f"measures has {len(fields)} entries but weights has {n_frames} frames"
+            f"measures has {len(fields)} entries but weights has "
+            f"{n_frames} frames"
         )
     link_list = (
         [[int(i), int(j)] for i, j in links] if links is not None else None
@@ -576,11 +656,14 @@ def checkpoint_slider(
 
 @dataclass(frozen=True)
 class TranslationExample:
-    """One translation, drawn as the translator's static figure (what a PDF shows in its place).
+    """One translation, drawn as the translator's static figure (what a PDF
+    shows in its place).
 
     Attributes:
-        source: the ``S`` source tokens as the model read them (``<eos>`` last).
-        target: the ``T`` target tokens it wrote (``<eos>`` last when it ended the sentence).
+        source: the ``S`` source tokens as the model read them
+            (``<eos>`` last).
+        target: the ``T`` target tokens it wrote (``<eos>`` last when it
+            ended the sentence).
         weights: ``(T, S)`` attention weights.
         sentence: the sentence as typed, for the figure's title.
     """
@@ -601,30 +684,42 @@ def translator_widget(
     name: str | None = None,
     caption: str | None = None,
 ) -> Widget:
-    """A text box that translates in the page with the model whose weights file is at ``src``.
+    """A text box that translates in the page with the model whose weights
+    file is at ``src``.
 
-    The page runs the model itself (``seq2seq.js``, the forward pass and searches of ``attnbook.nmt``).
-    The weights, a file written by ``attnbook.nmt.export_translator``, are not in the page: the widget
-    loads them with a ``<script>`` element the first time the reader focuses the box, so a page opened
-    from the disk works offline and stays light until then. The reader types English and presses Enter
-    (or chooses greedy search or a beam of 4) and sees the French, the words the model did not know,
-    each ``<unk>`` replaced through attention, the attention matrix and a decoder stepper.
+    The page runs the model itself (``seq2seq.js``, the forward pass and
+    searches of ``attnbook.nmt``). The weights, a file written by
+    ``attnbook.nmt.export_translator``, are not in the page:
+    the widget loads them with a ``<script>`` element the first time the
+    reader focuses the box, so a page opened from the disk works offline
+    and stays light until then. The reader types English and presses Enter
+    (or chooses greedy search or a beam of 4) and sees the French,
+    the words the model did not know, each ``<unk>`` replaced through
+    attention, the attention matrix and a decoder stepper.
 
     Args:
-        src: the URL of the weights file, relative to the page (e.g. ``"../translator.js"``).
-        size: the weights file's size in bytes (the box says how much it will load).
-        example: a translation drawn as the static figure (PDF); ``None`` draws a note instead.
+        src: the URL of the weights file, relative to the page (e.g.
+            ``"../translator.js"``).
+        size: the weights file's size in bytes (the box says how much it
+            will load).
+        example: a translation drawn as the static figure (PDF);
+            ``None`` draws a note instead.
         placeholder: the example sentence shown in the empty box.
-        grammar: for a model of the toy grammar, ``attnbook.nmt.grammar_lexicon()``: the page then reads
-            each sentence with the grammar too (``grammar.js``) and draws the true alignment beside the
-            attention when the grammar can make the sentence, drops punctuation, and answers a word
-            outside the model's vocabulary with a message instead of reading it as ``<unk>``.
-        name: the element id (made URL-safe, prefixed ``aw-``); ``None`` hashes the content.
+        grammar: for a model of the toy grammar,
+            ``attnbook.nmt.grammar_lexicon()``:
+            the page then reads each sentence with the grammar too
+            (``grammar.js``) and draws the true alignment beside the
+            attention when the grammar can make the sentence, drops
+            punctuation, and answers a word outside the model's vocabulary
+            with a message instead of reading it as ``<unk>``.
+        name: the element id (made URL-safe, prefixed ``aw-``);
+            ``None`` hashes the content.
         caption: a sentence shown under the box.
 
     Returns:
-        A :class:`Widget` of kind ``"translator"``: its root has the class ``attn-translator``, the
-        text box ``data-role="source"`` and the translation ``data-role="output"``.
+        A :class:`Widget` of kind ``"translator"``:
+        its root has the class ``attn-translator``, the text box
+        ``data-role="source"`` and the translation ``data-role="output"``.
 
     Raises:
         ValueError: ``src`` is empty or ``size`` is not positive.
@@ -635,7 +730,8 @@ def translator_widget(
         )
     if size < 1:
         raise ValueError(
-            f"size must be the weights file's size in bytes (positive), got {size}"
+            "size must be the weights file's size in bytes (positive), "
+            f"got {size}"
         )
     megabytes = f"{size / 1e6:.1f}"
     data: dict[str, Any] = {
@@ -643,13 +739,16 @@ def translator_widget(
         "src": src,
         "megabytes": megabytes,
         "placeholder": placeholder,
-        "intro": f"Type an English sentence and press Enter. The model ({megabytes} MB) loads when you "
+        "intro": "Type an English sentence and press Enter. The model "
+        f"({megabytes} MB) loads when you "
         "first click or tab into the box.",
         "ready": "Type an English sentence and press Enter.",
         "grammar": dict(grammar) if grammar is not None else None,
         "refuseUnknown": grammar is not None,
-        "failed": f"The model could not be loaded from {src}: this translator runs in the book's web "
-        "pages (online or opened from the disk). In a notebook, translate with Python instead.",
+        "failed": f"The model could not be loaded from {src}: this "
+        "translator runs in the book's web "
+        "pages (online or opened from the disk). In a notebook, translate "
+        "with Python instead.",
     }
     payload = json.dumps(
         data, separators=(",", ":"), allow_nan=False
@@ -674,9 +773,12 @@ def translator_widget(
     )
     document = (
         f"<style>{_asset('widgets.css')}{_asset('translator.css')}</style>"
-        f'<div class="attn-translator" id="{element_id}" data-kind="translator" role="group" '
-        f'aria-label="{label}"><div class="aw-body">The translator needs JavaScript.</div>{caption_html}'
-        f'<script type="application/json" class="aw-data">{payload}</script>'
+        f'<div class="attn-translator" id="{element_id}" '
+        'data-kind="translator" role="group" '
+        f'aria-label="{label}"><div class="aw-body">The translator needs '
+        f"JavaScript.</div>{caption_html}"
+        '<script type="application/json" '
+        f'class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', '')}</script>"
         f"<script>{_asset('seq2seq.js')}</script>"
         + (
@@ -707,7 +809,8 @@ def translator_widget(
 
 
 def _compact_css(text: str) -> str:
-    """The style sheet without its comments and line breaks (the file itself is the readable form)."""
+    """The style sheet without its comments and line breaks (the file
+    itself is the readable form)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
     return " ".join(
         line.strip() for line in text.splitlines() if line.strip()
@@ -715,11 +818,13 @@ def _compact_css(text: str) -> str:
 
 
 def _compact_js(text: str) -> str:
-    """The script without its comment lines and indentation, non-ASCII characters as ``\\u`` escapes.
+    """The script without its comment lines and indentation, non-ASCII
+    characters as ``\\u`` escapes.
 
-    Every comment in the file sits on a line of its own and no string spans lines, so dropping those
-    lines and the leading spaces keeps the program as it is (the line breaks stay). Non-ASCII characters
-    occur only inside string literals, where ``\\uXXXX`` means the same character.
+    Every comment in the file sits on a line of its own and no string spans
+    lines, so dropping those lines and the leading spaces keeps the program
+    as it is (the line breaks stay). Non-ASCII characters occur only inside
+    string literals, where ``\\uXXXX`` means the same character.
     """
     lines = (line.strip() for line in text.splitlines())
     text = "\n".join(
@@ -732,7 +837,8 @@ def _compact_js(text: str) -> str:
 
 @functools.cache
 def _asset(name: str) -> str:
-    """A widget file of this package (``widgets.js``, ``widgets.css``), compacted for embedding."""
+    """A widget file of this package (``widgets.js``, ``widgets.css``),
+    compacted for embedding."""
     text = (
         resources.files(__package__)
         .joinpath(name)
@@ -743,11 +849,13 @@ def _asset(name: str) -> str:
     )
 
 
-# The static figures: what a PDF (or any front end that runs no script) shows in the widget's place.
+# The static figures: what a PDF (or any front end that runs no script)
+# shows in the widget's place.
 
 
 def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
-    """Draw the widget's numbers as a static matplotlib figure (no pyplot: nothing else is displayed)."""
+    """Draw the widget's numbers as a static matplotlib figure (no pyplot:
+    nothing else is displayed)."""
     from matplotlib.figure import Figure
 
     from attnbook.book.plotting import attention_heatmap
@@ -858,7 +966,8 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
         ax = figure.add_subplot()
         attention_heatmap(weights, example["src"], example["tgt"], ax=ax)
         ax.set_title(
-            f"The translator in the web page, shown here for: {example['sentence']}",
+            "The translator in the web page, shown here for: "
+            f"{example['sentence']}",
             fontsize=9,
         )
     elif kind == "translator":
@@ -878,5 +987,6 @@ def _static_png(kind: str, data: Mapping[str, Any]) -> bytes:
 
 
 def _heatmap_size(rows: int, columns: int) -> tuple[float, float]:
-    """The figure size ``attention_heatmap`` gives a ``rows x columns`` matrix of its own."""
+    """The figure size ``attention_heatmap`` gives a ``rows x columns``
+    matrix of its own."""
     return min(2.0 + 0.55 * columns, 14.0), min(1.4 + 0.45 * rows, 12.0)

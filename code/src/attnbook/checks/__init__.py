@@ -1,7 +1,8 @@
-"""The exercise checkers: each runs a reader's function against the package through one case runner
-(:mod:`attnbook.checks.runner`) and returns a ``CheckResult`` that says what differs, naming the classic slip
-(softmax over the wrong axis, a mask ignored or inverted, an unscaled dot product, ...) when the output shows
-one."""
+"""The exercise checkers: each runs a reader's function against the package
+through one case runner (:mod:`attnbook.checks.runner`) and returns a
+``CheckResult`` that says what differs, naming the classic slip (softmax
+over the wrong axis, a mask ignored or inverted, an unscaled dot product,
+...) when the output shows one."""
 
 from attnbook.checks.attention import (
     check_additive_score,

@@ -1,11 +1,15 @@
-"""Exercise checkers: run a reader's function against the package on random inputs and say what differs.
+"""Exercise checkers: run a reader's function against the package on random
+inputs and say what differs.
 
-Each checker takes the reader's function, calls it on several random cases (a fixed seed, several shapes,
-padding masks where masks matter), compares the output with the package's own implementation, and returns
-a :class:`CheckResult`; when the output is the package's answer with a classic slip made (softmax over the
-wrong axis, a mask ignored or inverted, no tanh, an unscaled dot product, ...), the message names the slip
-and where to look. Nothing is printed: the result's text is what a notebook shows, and
-``assert result`` (or ``result.passed``) makes a notebook cell fail when the check does.
+Each checker takes the reader's function, calls it on several random cases
+(a fixed seed, several shapes, padding masks where masks matter),
+compares the output with the package's own implementation, and returns a
+:class:`CheckResult`; when the output is the package's answer with a
+classic slip made (softmax over the wrong axis, a mask ignored or inverted,
+no tanh, an unscaled dot product, ...), the message names the slip and
+where to look. Nothing is printed: the result's text is what a notebook
+shows, and ``assert result`` (or ``result.passed``) makes a notebook cell
+fail when the check does.
 
 .. code-block:: python
 
@@ -18,9 +22,8 @@ and where to look. Nothing is printed: the result's text is what a notebook show
         )
 
 
-    check_masked_softmax(
-        my_masked_softmax
-    )  # shows which case fails (a fully masked row gives NaN)
+    # shows which case fails (a fully masked row gives NaN)
+    check_masked_softmax(my_masked_softmax)
 """
 
 from __future__ import annotations
@@ -42,17 +45,17 @@ from attnbook.layers.attention import (
 
 
 def _padding_mask(lengths: list[int], src_len: int) -> Tensor:
-    return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(
-        1
-    )  # (batch, src_len), True = real token
+    # (batch, src_len), True = real token
+    return torch.arange(src_len) < torch.tensor(lengths).unsqueeze(1)
 
 
 def _softmax_where(
     scores: Tensor, allowed: Tensor | None = None, dim: int = -1
 ) -> Tensor:
-    """A slip's weights: the masked softmax of ``scores`` over ``dim``, NaN (undetermined) where a slice
-    along ``dim`` has no allowed position, since what a reader's code gives there (0, NaN or uniform
-    weights) depends on how it masks, not on the slip."""
+    """A slip's weights: the masked softmax of ``scores`` over ``dim``,
+    NaN (undetermined) where a slice along ``dim`` has no allowed position,
+    since what a reader's code gives there (0, NaN or uniform weights)
+    depends on how it masks, not on the slip."""
     scores = scores.double()
     allowed = (
         torch.ones_like(scores, dtype=torch.bool)
@@ -66,7 +69,8 @@ def _softmax_where(
 
 
 def _attend_where(weights: Tensor, values: Tensor) -> Tensor:
-    """A slip's context ``weights @ values``, NaN (undetermined) in the rows whose weights are."""
+    """A slip's context ``weights @ values``, NaN (undetermined)
+    in the rows whose weights are."""
     context = weights.nan_to_num(0.0) @ values.double()
     return context.masked_fill(
         weights.isnan().any(dim=-1, keepdim=True), math.nan
@@ -74,18 +78,24 @@ def _attend_where(weights: Tensor, values: Tensor) -> Tensor:
 
 
 def _undetermined_rows(expected: Tensor, rows: Tensor) -> Tensor:
-    """``expected`` with the rows (a boolean over its leading axes) undetermined: NaN."""
+    """``expected`` with the rows (a boolean over its leading axes)
+    undetermined: NaN."""
     return expected.masked_fill(rows.unsqueeze(-1), math.nan)
 
 
-_SOFTMAX_TAIL = "fill the masked scores with torch.finfo(scores.dtype).min and set the masked weights to 0 after"
+_SOFTMAX_TAIL = (
+    "fill the masked scores with torch.finfo(scores.dtype).min and set "
+    "the masked weights to 0 after"
+)
 
 
 def _package_additive_scores(
     query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
 ) -> Tensor:
-    """The package's additive scores, in float64, with the given weights."""
-    # Building the module draws initial weights from the global generator: fork it to spare the reader's.
+    """The package's additive scores, in float64, with the
+    given weights."""
+    # Building the module draws initial weights from the global generator:
+    # fork it to spare the reader's.
     with torch.random.fork_rng(devices=[]):
         attn = BahdanauAttention(
             W.shape[1], U.shape[1], W.shape[0]
@@ -100,17 +110,22 @@ def _package_additive_scores(
 def check_additive_score(
     fn: Callable[..., Tensor], seed: int = 0
 ) -> CheckResult:
-    r"""Check a reader's additive (Bahdanau) score :math:`e_j = v^\top \tanh(W q + U k_j)`.
+    r"""Check a reader's additive (Bahdanau) score :math:`e_j = v^\top
+    \tanh(W q + U k_j)`.
 
-    Expected signature: ``fn(query, keys, W, U, v) -> scores``, with float32 tensors
+    Expected signature: ``fn(query, keys, W, U, v) -> scores``,
+    with float32 tensors
 
-    - ``query``: ``(batch, query_dim)``; ``keys``: ``(batch, src_len, key_dim)``;
-    - ``W``: ``(attn_dim, query_dim)`` and ``U``: ``(attn_dim, key_dim)``, laid out like an
-      ``nn.Linear`` weight, so :math:`W q` is ``query @ W.T``; ``v``: ``(attn_dim,)``;
+    - ``query``: ``(batch, query_dim)``; ``keys``:
+      ``(batch, src_len, key_dim)``;
+    - ``W``: ``(attn_dim, query_dim)`` and ``U``:
+      ``(attn_dim, key_dim)``, laid out like an ``nn.Linear`` weight,
+      so :math:`W q` is ``query @ W.T``; ``v``: ``(attn_dim,)``;
     - ``scores``: ``(batch, src_len)``, raw scores before any softmax.
 
-    Compared with :meth:`attnbook.BahdanauAttention.scores` on cases with unequal dims (so a missing
-    transpose shows). Returns a :class:`CheckResult`.
+    Compared with :meth:`attnbook.BahdanauAttention.scores` on cases with
+    unequal dims (so a missing transpose shows).
+    Returns a :class:`CheckResult`.
 
     >>> def my_additive_score(query, keys, W, U, v):
     ...     return torch.tanh((query @ W.T).unsqueeze(1) + keys @ U.T) @ v
@@ -158,24 +173,29 @@ def _additive_slips(
     where = "look at the hidden layer: e_j = v^T tanh(W q + U k_j)"
     return (
         Slip(
-            "your score has no non-linearity: v^T (W q + U k_j) without the tanh, a linear function of "
+            "your score has no non-linearity: v^T (W q + U k_j) without "
+            "the tanh, a linear function of "
             f"the query and the key; {where}",
             (hidden @ v,),
         ),
         Slip(
-            f"your hidden layer uses relu where the additive score uses tanh; {where}",
+            "your hidden layer uses relu where the additive score uses "
+            f"tanh; {where}",
             (hidden.relu() @ v,),
         ),
         Slip(
-            f"your hidden layer uses a sigmoid where the additive score uses tanh; {where}",
+            "your hidden layer uses a sigmoid where the additive score "
+            f"uses tanh; {where}",
             (hidden.sigmoid() @ v,),
         ),
         Slip(
-            f"your tanh comes after v, tanh(v^T (W q + U k_j)), instead of inside; {where}",
+            "your tanh comes after v, tanh(v^T (W q + U k_j)), instead "
+            f"of inside; {where}",
             ((hidden @ v).tanh(),),
         ),
         Slip(
-            "your scores sum to one over the source: you returned the softmax of the scores (the weights); "
+            "your scores sum to one over the source: you returned the "
+            "softmax of the scores (the weights); "
             "the exercise asks for the raw scores e_j, before any softmax",
             (torch.softmax(hidden.tanh() @ v, dim=-1),),
         ),
@@ -190,15 +210,18 @@ def check_masked_softmax(
     Expected signature: ``fn(scores, mask) -> attn_weights``, with
 
     - ``scores``: float32 ``(batch, src_len)``;
-    - ``mask``: boolean ``(batch, src_len)``, **True = may attend** (the opposite of
-      ``nn.MultiheadAttention``'s ``key_padding_mask``);
-    - ``attn_weights``: ``(batch, src_len)``, summing to one over each row's unmasked positions, exactly 0
-      at masked positions, and all 0 (not NaN) in a row with no unmasked position.
+    - ``mask``: boolean ``(batch, src_len)``, **True = may attend** (the
+      opposite of ``nn.MultiheadAttention``'s ``key_padding_mask``);
+    - ``attn_weights``: ``(batch, src_len)``, summing to one over each
+      row's unmasked positions, exactly 0 at masked positions,
+      and all 0 (not NaN) in a row with no unmasked position.
 
-    The cases include padding, a fully masked row and scores of size 1e4. Compared with
-    :func:`attnbook.masked_softmax`. Returns a :class:`CheckResult`.
+    The cases include padding, a fully masked row and scores of size 1e4.
+    Compared with :func:`attnbook.masked_softmax`.
+    Returns a :class:`CheckResult`.
 
-    A softmax over scores filled with ``-inf`` fails on the fully masked row:
+    A softmax over scores filled with ``-inf`` fails on the fully
+    masked row:
 
     >>> def my_masked_softmax(scores, mask):
     ...     return torch.softmax(
@@ -207,7 +230,9 @@ def check_masked_softmax(
     >>> print(
     ...     check_masked_softmax(my_masked_softmax)
     ... )  # doctest: +ELLIPSIS
-    ✗ failed on case 4 of 5 (...; a fully masked row; ...): your weights in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
+    ✗ failed on case 4 of 5 (...; a fully masked row; ...): your weights in
+    a row with no position to attend to are not all 0: a softmax over a row
+    of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (lengths of the unpadded rows, src_len, score scale, note)
@@ -218,8 +243,10 @@ def check_masked_softmax(
         ([7, 3], 7, 1e4, "scores of size 1e4"),
     ]
     hints = {
-        "a fully masked row": "row 1 has no position to attend to, so its weights must all be 0, not NaN",
-        "scores of size 1e4": "exp overflows unless the row maximum is subtracted first",
+        "a fully masked row": "row 1 has no position to attend to, so its "
+        "weights must all be 0, not NaN",
+        "scores of size 1e4": "exp overflows unless the row maximum is "
+        "subtracted first",
     }
     cases = []
     for lengths, src_len, scale, note in specs:
@@ -246,16 +273,20 @@ def _mask_slips(
     outputs_for: Callable[[Tensor | None], tuple[Tensor, ...]],
     mask: Tensor,
 ) -> tuple[Slip, ...]:
-    """The two mask slips of any masked softmax: the mask ignored, the mask inverted."""
+    """The two mask slips of any masked softmax:
+    the mask ignored, the mask inverted."""
     return (
         Slip(
-            "your weights are not 0 at the masked positions: the mask is ignored; "
+            "your weights are not 0 at the masked positions: the mask is "
+            "ignored; "
             f"{_SOFTMAX_TAIL} the softmax",
             outputs_for(None),
         ),
         Slip(
-            "your weights are 0 where the mask is True and positive where it is False: the mask is inverted "
-            "(True = may attend here, the opposite of nn.MultiheadAttention's key_padding_mask); look at "
+            "your weights are 0 where the mask is True and positive where "
+            "it is False: the mask is inverted "
+            "(True = may attend here, the opposite of "
+            "nn.MultiheadAttention's key_padding_mask); look at "
             "where you fill: masked_fill(~mask, ...)",
             outputs_for(~mask),
         ),
@@ -264,8 +295,10 @@ def _mask_slips(
 
 def _fully_masked_slip(what: str, outputs: tuple[Tensor, ...]) -> Slip:
     return Slip(
-        f"your {what} in a row with no position to attend to are not all 0: a softmax over a row of -inf "
-        f"is 0/0 = NaN (and over a row of the most negative float, uniform); {_SOFTMAX_TAIL} the softmax",
+        f"your {what} in a row with no position to attend to are not all "
+        "0: a softmax over a row of -inf "
+        "is 0/0 = NaN (and over a row of the most negative float, "
+        f"uniform); {_SOFTMAX_TAIL} the softmax",
         outputs,
     )
 
@@ -278,8 +311,10 @@ def _masked_softmax_slips(
             lambda allowed: (_softmax_where(scores, allowed),), mask
         ),
         Slip(
-            "your weights sum to one down each column, over the batch axis, not along each row over the "
-            "source positions (softmax over dim=0 instead of dim=-1); look at the axis of your softmax",
+            "your weights sum to one down each column, over the batch "
+            "axis, not along each row over the "
+            "source positions (softmax over dim=0 instead of dim=-1); "
+            "look at the axis of your softmax",
             (_softmax_where(scores, mask, dim=0),),
         ),
         _fully_masked_slip(
@@ -293,20 +328,26 @@ def check_dot_product_attention(
     scaled: bool = True,
     seed: int = 0,
 ) -> CheckResult:
-    r"""Check a reader's (scaled) dot-product attention, weights and context.
+    r"""Check a reader's (scaled) dot-product attention,
+    weights and context.
 
-    Expected signature: ``fn(query, keys, values, mask) -> (context, attn_weights)``, with float32
+    Expected signature: ``fn(query, keys, values, mask) -> (context,
+    attn_weights)``, with float32
 
-    - ``query``: ``(batch, tgt_len, d)``; ``keys``: ``(batch, src_len, d)``;
-      ``values``: ``(batch, src_len, value_dim)``;
-    - ``mask``: boolean ``(batch, src_len)``, **True = may attend**; a row may have no attendable
-      position at all (an empty sentence), and then its weights and its context are all 0, not NaN;
-    - ``context``: ``(batch, tgt_len, value_dim)``; ``attn_weights``: ``(batch, tgt_len, src_len)``.
+    - ``query``: ``(batch, tgt_len, d)``; ``keys``:
+      ``(batch, src_len, d)``; ``values``: ``(batch, src_len, value_dim)``;
+    - ``mask``: boolean ``(batch, src_len)``, **True = may attend**;
+      a row may have no attendable position at all (an empty sentence),
+      and then its weights and its context are all 0, not NaN;
+    - ``context``: ``(batch, tgt_len, value_dim)``;
+      ``attn_weights``: ``(batch, tgt_len, src_len)``.
 
     Args:
         fn: the reader's function.
-        scaled: True checks :math:`q^\top k / \sqrt{d}` (:class:`attnbook.ScaledDotProductAttention`),
-            False the unscaled Luong dot score :math:`q^\top k` (:class:`attnbook.LuongAttention`).
+        scaled: True checks :math:`q^\top k / \sqrt{d}`
+            (:class:`attnbook.ScaledDotProductAttention`), False the
+            unscaled Luong dot score :math:`q^\top k`
+            (:class:`attnbook.LuongAttention`).
         seed: the seed of the random cases.
 
     Returns:
@@ -329,7 +370,8 @@ def check_dot_product_attention(
     ... ).passed  # Luong's dot is not scaled
     False
 
-    Filling with ``-inf`` instead gives NaN on the fully masked row, and fails:
+    Filling with ``-inf`` instead gives NaN on the fully masked row,
+    and fails:
 
     >>> def my_attention_with_minus_inf(query, keys, values, mask):
     ...     scores = query @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5
@@ -341,7 +383,9 @@ def check_dot_product_attention(
     >>> print(
     ...     check_dot_product_attention(my_attention_with_minus_inf)
     ... )  # doctest: +ELLIPSIS
-    ✗ failed on case 5 of 5 (...; a fully masked row; ...): your weights and context in a row with no position to attend to are not all 0: a softmax over a row of -inf is 0/0 = NaN ...
+    ✗ failed on case 5 of 5 (...; a fully masked row; ...): your weights
+    and context in a row with no position to attend to are not all 0: a
+    softmax over a row of -inf is 0/0 = NaN ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = [  # (batch, tgt_len, d, value_dim, lengths)
@@ -351,7 +395,10 @@ def check_dot_product_attention(
         (2, 4, 6, 7, [1, 4]),
         (3, 2, 5, 4, [5, 0, 3]),
     ]
-    fully_masked_hint = "row 1 has no position to attend to: its weights and context must be 0, not NaN"
+    fully_masked_hint = (
+        "row 1 has no position to attend to: its weights and context must "
+        "be 0, not NaN"
+    )
     cases = []
     for batch, tgt_len, d, value_dim, lengths in specs:
         src_len = max(lengths)
@@ -411,9 +458,8 @@ def _dot_product_slips(
     expected: tuple[Tensor, Tensor],
     scaled: bool,
 ) -> tuple[Slip, ...]:
-    dot = query.double() @ keys.double().transpose(
-        1, 2
-    )  # (batch, tgt_len, src_len)
+    # (batch, tgt_len, src_len)
+    dot = query.double() @ keys.double().transpose(1, 2)
     d = keys.shape[-1]
     scores = dot / math.sqrt(d) if scaled else dot
     allowed = mask.unsqueeze(1)  # (batch, 1, src_len)
@@ -424,20 +470,24 @@ def _dot_product_slips(
     if scaled:
         scale_slips = [
             Slip(
-                "your scores are not divided by sqrt(d): an unscaled dot product q·k (Luong's dot score); "
-                "scaled dot-product attention divides by the square root of keys.shape[-1]; look at the "
+                "your scores are not divided by sqrt(d): an unscaled dot "
+                "product q·k (Luong's dot score); "
+                "scaled dot-product attention divides by the square root "
+                "of keys.shape[-1]; look at the "
                 "scale of your scores",
                 outputs(_softmax_where(dot, allowed)),
             ),
             Slip(
-                "your scores are divided by d, not by sqrt(d); look at the scale of your scores",
+                "your scores are divided by d, not by sqrt(d); look at "
+                "the scale of your scores",
                 outputs(_softmax_where(dot / d, allowed)),
             ),
         ]
     else:
         scale_slips = [
             Slip(
-                "your scores are divided by sqrt(d): that is scaled dot-product attention; Luong's dot score "
+                "your scores are divided by sqrt(d): that is scaled "
+                "dot-product attention; Luong's dot score "
                 "is the plain q·k",
                 outputs(_softmax_where(dot / math.sqrt(d), allowed)),
             )
@@ -448,7 +498,8 @@ def _dot_product_slips(
     return (
         *scale_slips,
         Slip(
-            "your weights sum to one over the target axis, not the source axis (softmax over dim=1 "
+            "your weights sum to one over the target axis, not the source "
+            "axis (softmax over dim=1 "
             "instead of dim=-1); look at the axis of your softmax",
             outputs(_softmax_where(scores, allowed, dim=1)),
         ),
@@ -473,15 +524,19 @@ def _dot_product_slips(
 def check_softmax_jacobian(
     fn: Callable[[Tensor], Tensor], seed: int = 0
 ) -> CheckResult:
-    r"""Check a reader's softmax Jacobian :math:`\partial a_i / \partial e_j = \mathrm{diag}(a) - a a^\top`.
+    r"""Check a reader's softmax Jacobian :math:`\partial a_i / \partial
+    e_j = \mathrm{diag}(a) - a a^\top`.
 
     Expected signature: ``fn(attn_weights) -> jacobian``, with
 
-    - ``attn_weights``: float32 ``(src_len,)``, the softmax ``a`` of some scores ``e``;
-    - ``jacobian``: ``(src_len, src_len)``, entry ``[i, j]`` is :math:`\partial a_i / \partial e_j`.
+    - ``attn_weights``: float32 ``(src_len,)``, the softmax ``a`` of some
+      scores ``e``;
+    - ``jacobian``: ``(src_len, src_len)``, entry ``[i, j]`` is
+      :math:`\partial a_i / \partial e_j`.
 
-    Compared with autograd's Jacobian of :func:`torch.softmax` (``torch.autograd.functional.jacobian``),
-    including a peaked (nearly one-hot) case. Returns a :class:`CheckResult`.
+    Compared with autograd's Jacobian of :func:`torch.softmax`
+    (``torch.autograd.functional.jacobian``), including a peaked (nearly
+    one-hot) case. Returns a :class:`CheckResult`.
 
     >>> check_softmax_jacobian(
     ...     lambda a: torch.diag(a) - torch.outer(a, a)
@@ -519,20 +574,24 @@ def _jacobian_slips(weights: Tensor) -> tuple[Slip, ...]:
     where = "look at J = diag(a) - a a^T"
     return (
         Slip(
-            f"your Jacobian has only its diagonal a_i (1 - a_i): the off-diagonal entries -a_i a_j are missing; {where}",
+            "your Jacobian has only its diagonal a_i (1 - a_i): the "
+            f"off-diagonal entries -a_i a_j are missing; {where}",
             (torch.diag(a * (1 - a)),),
         ),
         Slip(
-            f"your Jacobian has the wrong sign: a a^T - diag(a) is its negative; {where}",
+            "your Jacobian has the wrong sign: a a^T - diag(a) is its "
+            f"negative; {where}",
             (torch.outer(a, a) - torch.diag(a),),
         ),
         Slip(
-            "your Jacobian is diag(a), the derivative of exp(e_i) / (a constant): the normalisation's "
+            "your Jacobian is diag(a), the derivative of exp(e_i) / (a "
+            "constant): the normalisation's "
             f"term -a a^T is missing; {where}",
             (torch.diag(a),),
         ),
         Slip(
-            "you subtract a_j^2 in every row (a**2, broadcast) where the outer product a a^T belongs: "
+            "you subtract a_j^2 in every row (a**2, broadcast) where the "
+            "outer product a a^T belongs: "
             f"use torch.outer(a, a); {where}",
             (torch.diag(a) - a**2,),
         ),
@@ -542,24 +601,31 @@ def _jacobian_slips(weights: Tensor) -> tuple[Slip, ...]:
 def check_local_attention(
     fn: Callable[[Tensor, Tensor, Tensor, int], Tensor], seed: int = 0
 ) -> CheckResult:
-    r"""Check a reader's weights of Luong's *local* attention around a predicted centre.
+    r"""Check a reader's weights of Luong's *local* attention around a
+    predicted centre.
 
-    Luong et al. (2015) score only a window of the source around a centre :math:`p_i`: the weights are a
-    softmax over the positions :math:`j` with :math:`|j - p_i| \le D` that may be attended, multiplied by
-    a Gaussian :math:`\exp(-(j - p_i)^2 / (2\sigma^2))` with :math:`\sigma = D / 2`. They do not sum to
-    one. Positions outside the window or masked get 0, and a row whose window holds no attendable
-    position gets all 0, not NaN.
+    Luong et al. (2015) score only a window of the source around a centre
+    :math:`p_i`: the weights are a softmax over the positions :math:`j`
+    with :math:`|j - p_i| \le D` that may be attended, multiplied by a
+    Gaussian :math:`\exp(-(j - p_i)^2 / (2\sigma^2))` with :math:`\sigma =
+    D / 2`. They do not sum to one. Positions outside the window or masked
+    get 0, and a row whose window holds no attendable position gets all 0,
+    not NaN.
 
-    Expected signature: ``fn(scores, mask, centre, half_width) -> attn_weights``, with
+    Expected signature: ``fn(scores, mask, centre, half_width)
+    -> attn_weights``, with
 
-    - ``scores``: float32 ``(batch, src_len)``, the raw scores of every position;
+    - ``scores``: float32 ``(batch, src_len)``, the raw scores of
+      every position;
     - ``mask``: boolean ``(batch, src_len)``, **True = may attend**;
-    - ``centre``: float32 ``(batch,)``, :math:`p_i`, a real number in ``[0, src_len - 1]``;
+    - ``centre``: float32 ``(batch,)``, :math:`p_i`, a real number in
+      ``[0, src_len - 1]``;
     - ``half_width``: the int :math:`D`;
     - ``attn_weights``: ``(batch, src_len)``.
 
-    The cases include a centre between two positions, a window cut by the sentence's end, padding, and a
-    window that holds only padding. Returns a :class:`CheckResult`.
+    The cases include a centre between two positions, a window cut by the
+    sentence's end, padding, and a window that holds only padding.
+    Returns a :class:`CheckResult`.
 
     >>> def my_local_weights(scores, mask, centre, half_width):
     ...     positions = torch.arange(scores.shape[-1], dtype=scores.dtype)
@@ -581,7 +647,9 @@ def check_local_attention(
         ([9, 2], 9, [4.0, 7.0], 1, "a window that holds only padding"),
     ]
     hints = {
-        "a window that holds only padding": "row 1's window has no real position: its weights must be 0"
+        "a window that holds only padding": "row 1's window has no real "
+        "position: its weights must "
+        "be 0"
     }
     cases = []
     for lengths, src_len, centres, half_width, note in specs:
@@ -592,7 +660,9 @@ def check_local_attention(
         sigma = half_width / 2
         for row in range(
             len(lengths)
-        ):  # one row and one position at a time: an oracle by the definition
+            # one row and one position at a time:
+            # an oracle by the definition
+        ):
             window = [
                 j
                 for j in range(src_len)
@@ -643,11 +713,11 @@ def _local_weights(
     gaussian: bool = True,
     renormalise: bool = False,
 ) -> Tensor:
-    """Local-p weights with one step changed (the keywords), NaN in rows with nothing to attend to."""
+    """Local-p weights with one step changed (the keywords), NaN in rows
+    with nothing to attend to."""
     positions = torch.arange(scores.shape[-1], dtype=torch.float64)
-    distance = positions - centre.double().unsqueeze(
-        -1
-    )  # (batch, src_len)
+    # (batch, src_len)
+    distance = positions - centre.double().unsqueeze(-1)
     window = (
         distance.abs() <= half_width
         if edges
@@ -688,31 +758,38 @@ def _local_slips(
     )  # (batch,)
     return (
         Slip(
-            "your weights are the window's softmax without the Gaussian exp(-(j - p)^2 / (2 sigma^2)); "
+            "your weights are the window's softmax without the Gaussian "
+            "exp(-(j - p)^2 / (2 sigma^2)); "
             "multiply the softmax by it",
             local(gaussian=False),
         ),
         Slip(
-            "your weights sum to one: you renormalised after the Gaussian; local attention's weights are "
-            "the window's softmax times the Gaussian, and do not sum to one",
+            "your weights sum to one: you renormalised after the "
+            "Gaussian; local attention's weights are "
+            "the window's softmax times the Gaussian, and do not sum to "
+            "one",
             local(renormalise=True),
         ),
         Slip(
-            "your Gaussian is too wide: sigma = D where Luong et al. take sigma = D / 2; look at sigma",
+            "your Gaussian is too wide: sigma = D where Luong et al. take "
+            "sigma = D / 2; look at sigma",
             local(sigma=float(half_width)),
         ),
         Slip(
-            "your softmax runs over the whole sentence, not the window: leave the positions outside "
+            "your softmax runs over the whole sentence, not the window: "
+            "leave the positions outside "
             "|j - p| <= D out before the softmax, not after it",
             local(softmax_over_window=False),
         ),
         Slip(
-            "your window leaves out its edges (|j - p| < D): the window is |j - p| <= D; look at the "
+            "your window leaves out its edges (|j - p| < D): the window "
+            "is |j - p| <= D; look at the "
             "comparison that builds the window",
             local(edges=False),
         ),
         Slip(
-            "your weights are not 0 at the padded positions inside the window: the mask is ignored; a "
+            "your weights are not 0 at the padded positions inside the "
+            "window: the mask is ignored; a "
             "position must be both in the window and allowed by the mask",
             (_local_weights(scores, None, centre, half_width),),
         ),
@@ -725,23 +802,28 @@ def _local_slips(
 def check_alignment_matrix(
     fn: Callable[[list[tuple[int, int]], int, int], Tensor],
 ) -> CheckResult:
-    """Check a reader's version of :func:`attnbook.core.alignment.alignment_matrix`.
+    """Check a reader's version of
+    :func:`attnbook.core.alignment.alignment_matrix`.
 
     Expected signature: ``fn(links, tgt_len, src_len) -> matrix``, with
 
-    - ``links``: a list of ``(i, j)`` pairs, target position ``i`` aligned to source position ``j``;
-    - ``matrix``: ``(tgt_len, src_len)``; each linked row shares one unit of weight evenly among its
-      links, an unlinked row is all zeros.
+    - ``links``: a list of ``(i, j)`` pairs, target position ``i`` aligned
+      to source position ``j``;
+    - ``matrix``: ``(tgt_len, src_len)``; each linked row shares one unit
+      of weight evenly among its links, an unlinked row is all zeros.
 
-    The cases include a one-to-one diagonal, a crossing (adjective-noun reordering), a target word with two
-    links, a source word used twice and a target word with no link. Returns a :class:`CheckResult`.
+    The cases include a one-to-one diagonal, a crossing (adjective-noun
+    reordering), a target word with two links, a source word used twice and
+    a target word with no link. Returns a :class:`CheckResult`.
 
     >>> print(
     ...     check_alignment_matrix(alignment_matrix)
     ... )  # doctest: +ELLIPSIS
-    ✓ passed: 4 cases agree with attnbook.core.alignment.alignment_matrix (atol=1e-05, rtol=0.0001), ...
+    ✓ passed: 4 cases agree with attnbook.core.alignment.alignment_matrix
+    (atol=1e-05, rtol=0.0001), ...
 
-    Forgetting to share a row's unit among its links is a slip the checker names:
+    Forgetting to share a row's unit among its links is a slip the
+    checker names:
 
     >>> def my_alignment_matrix(links, tgt_len, src_len):
     ...     matrix = torch.zeros(tgt_len, src_len)
@@ -751,7 +833,8 @@ def check_alignment_matrix(
     >>> print(
     ...     check_alignment_matrix(my_alignment_matrix)
     ... )  # doctest: +ELLIPSIS
-    ✗ failed on case 3 of 4 (...): a target word with several links puts 1 on each: ...
+    ✗ failed on case 3 of 4 (...): a target word with several links puts 1
+    on each: ...
     """
     cases = []
     for links, tgt_len, src_len, note in [
@@ -798,22 +881,27 @@ def _alignment_slips(
     unlinked = ones.sum(dim=1) == 0
     return (
         Slip(
-            "a target word with several links puts 1 on each: each linked row shares one unit of weight "
+            "a target word with several links puts 1 on each: each linked "
+            "row shares one unit of weight "
             "among its links; divide each row by its number of links",
             (ones,),
         ),
         Slip(
-            "your columns sum to one (each source word shares its weight among the target words), not "
-            "your rows; divide each row by its own sum, matrix.sum(dim=1, keepdim=True)",
+            "your columns sum to one (each source word shares its weight "
+            "among the target words), not "
+            "your rows; divide each row by its own sum, matrix.sum(dim=1, "
+            "keepdim=True)",
             (ones / ones.sum(dim=0, keepdim=True).clamp_min(1.0),),
         ),
         Slip(
-            "your matrix is (src_len, tgt_len), the transpose: row i is target position i and column j "
+            "your matrix is (src_len, tgt_len), the transpose: row i is "
+            "target position i and column j "
             "source position j; look at matrix[i, j]",
             (expected.T,),
         ),
         Slip(
-            "the row of a target word with no link must be all zeros (dividing by its sum, 0, gives NaN): "
+            "the row of a target word with no link must be all zeros "
+            "(dividing by its sum, 0, gives NaN): "
             "clamp the row sums to at least 1 before dividing",
             (_undetermined_rows(expected, unlinked),),
         ),

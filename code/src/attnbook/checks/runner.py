@@ -1,14 +1,19 @@
-"""The one runner behind every exercise checker: cases in, a :class:`CheckResult` out.
+"""The one runner behind every exercise checker:
+cases in, a :class:`CheckResult` out.
 
-A checker builds a list of :class:`Case` (the inputs, the expected outputs, what the case exercises, the
-classic slips it can recognise) and hands it to :func:`run_cases`, which calls the reader's function on
-each case, compares what comes back with the case's comparison (:func:`compare` for tensors; a checker
-gives its own for counts, masks or splits), and stops at the first case that differs. Every message has
-one style: ``✓ passed: ...`` or ``✗ failed on case k of n (...): ...``. An exception raised by the
-reader's function is a ✗ line naming the case and the exception, never a traceback. When the reader's
-output is the output of one of the case's :class:`Slip` (the package's answer with a classic mistake
-made on purpose), on that case and on every later one, the ✗ line names that mistake and where to look
-instead of listing the entries.
+A checker builds a list of :class:`Case` (the inputs, the expected outputs,
+what the case exercises, the classic slips it can recognise)
+and hands it to :func:`run_cases`, which calls the reader's function on
+each case, compares what comes back with the case's comparison
+(:func:`compare` for tensors; a checker gives its own for counts,
+masks or splits), and stops at the first case that differs.
+Every message has one style: ``✓ passed: ...`` or ``✗ failed on case k of n
+(...): ...``. An exception raised by the reader's function is a ✗ line
+naming the case and the exception, never a traceback.
+When the reader's output is the output of one of the case's :class:`Slip`
+(the package's answer with a classic mistake made on purpose),
+on that case and on every later one, the ✗ line names that mistake and
+where to look instead of listing the entries.
 """
 
 from __future__ import annotations
@@ -22,23 +27,28 @@ from torch import Tensor
 
 ATOL = 1e-5
 RTOL = 1e-4
-"""The tolerance of every checker: ``|got - expected| <= ATOL + RTOL * |expected|`` entry by entry."""
+"""The tolerance of every checker: ``|got - expected| <= ATOL + RTOL *
+|expected|`` entry by entry."""
 
 Comparison = Callable[[str, object, object], "str | None"]
-"""``comparison(name, got, expected)``: why ``got`` differs from ``expected``, or None when it agrees."""
+"""``comparison(name, got, expected)``: why ``got`` differs from
+``expected``, or None when it agrees."""
 
 
 @dataclass(frozen=True, repr=False)
 class CheckResult:
-    """The outcome of a checker: whether it passed and a message that says why.
+    """The outcome of a checker: whether it passed and a message that
+    says why.
 
-    In a notebook the result displays as its message; ``bool(result)`` is ``result.passed``.
+    In a notebook the result displays as its message;
+    ``bool(result)`` is ``result.passed``.
 
     Attributes:
         passed: True when every case agreed with the package.
-        message: "✓ passed: ..." or the first failure: the case (its shapes), then either the classic
-            slip the output shows and where to look, or the entries that differ, expected vs. got, and the
-            largest absolute difference.
+        message: "✓ passed: ..." or the first failure:
+            the case (its shapes), then either the classic slip the output
+            shows and where to look, or the entries that differ,
+            expected vs. got, and the largest absolute difference.
 
     >>> from attnbook import check_masked_softmax, masked_softmax
     >>> result = check_masked_softmax(masked_softmax)
@@ -63,13 +73,16 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Slip:
-    """A classic mistake a case recognises: what a function making it returns, and the words that name it.
+    """A classic mistake a case recognises: what a function making it
+    returns, and the words that name it.
 
     Attributes:
-        message: what the slip is and where to look; the same words in every case, so that the runner can
-            follow one slip from case to case.
-        outputs: the outputs of the package's answer with the slip made, in return order. NaN entries of
-            a tensor are the parts the slip does not determine (they depend on how the rest was written,
+        message: what the slip is and where to look;
+            the same words in every case, so that the runner can follow one
+            slip from case to case.
+        outputs: the outputs of the package's answer with the slip made,
+            in return order. NaN entries of a tensor are the parts the slip
+            does not determine (they depend on how the rest was written,
             e.g. a row with nothing to attend to) and match anything.
     """
 
@@ -82,16 +95,24 @@ def format_number(value: float) -> str:
 
 
 def compare(name: str, got: object, expected: object) -> str | None:
-    """Return why the tensor ``got`` differs from ``expected``, or None when it agrees.
+    """Return why the tensor ``got`` differs from ``expected``,
+    or None when it agrees.
 
-    Entries agree within :data:`ATOL` and :data:`RTOL`; a NaN in ``expected`` accepts any value (a
-    :class:`Slip` marks with NaN the entries it does not determine; the package's answers have none).
+    Entries agree within :data:`ATOL` and :data:`RTOL`;
+    a NaN in ``expected`` accepts any value (a :class:`Slip` marks with NaN
+    the entries it does not determine; the package's answers have none).
     """
     assert isinstance(expected, Tensor)
     if not isinstance(got, Tensor):
-        return f"{name} should be a torch.Tensor of shape {tuple(expected.shape)}, got {type(got).__name__}"
+        return (
+            f"{name} should be a torch.Tensor of shape "
+            f"{tuple(expected.shape)}, got {type(got).__name__}"
+        )
     if got.shape != expected.shape:
-        return f"{name} should have shape {tuple(expected.shape)}, got {tuple(got.shape)}"
+        return (
+            f"{name} should have shape {tuple(expected.shape)}, got "
+            f"{tuple(got.shape)}"
+        )
     if got.dtype == torch.bool or expected.dtype == torch.bool:
         return _compare_booleans(name, got, expected)
     got = got.detach().to("cpu", torch.float64)
@@ -104,7 +125,8 @@ def compare(name: str, got: object, expected: object) -> str | None:
         return None
     wrong = (~close).nonzero().tolist()
     examples = "; ".join(
-        f"[{', '.join(map(str, index))}]: expected {format_number(expected[tuple(index)].item())}, "
+        f"[{', '.join(map(str, index))}]: expected "
+        f"{format_number(expected[tuple(index)].item())}, "
         f"got {format_number(got[tuple(index)].item())}"
         for index in wrong[:3]
     )
@@ -117,8 +139,10 @@ def compare(name: str, got: object, expected: object) -> str | None:
     )
     max_text = "inf or nan" if max_diff == math.inf else f"{max_diff:.3g}"
     return (
-        f"{name} differs at {len(wrong)} of {expected.numel()} entries, e.g. {examples}. "
-        f"Max abs difference: {max_text} (tolerance: atol={ATOL:g}, rtol={RTOL:g})"
+        f"{name} differs at {len(wrong)} of {expected.numel()} entries, "
+        f"e.g. {examples}. "
+        f"Max abs difference: {max_text} (tolerance: atol={ATOL:g}, "
+        f"rtol={RTOL:g})"
     )
 
 
@@ -136,27 +160,36 @@ def _compare_booleans(
     if not wrong:
         return None
     examples = "; ".join(
-        f"[{', '.join(map(str, index))}]: expected {bool(expected[tuple(index)])}, got "
+        f"[{', '.join(map(str, index))}]: expected "
+        f"{bool(expected[tuple(index)])}, got "
         f"{bool(got[tuple(index)])}"
         for index in wrong[:3]
     )
-    return f"{name} differs at {len(wrong)} of {expected.numel()} entries, e.g. {examples}"
+    return (
+        f"{name} differs at {len(wrong)} of {expected.numel()} entries, "
+        f"e.g. {examples}"
+    )
 
 
 @dataclass(frozen=True)
 class Case:
-    """One call of the reader's function, what it must return, and the slips it recognises.
+    """One call of the reader's function, what it must return,
+    and the slips it recognises.
 
     Attributes:
-        inputs: ``(argument name, value)`` in call order; tensors and lists are copied before each call,
-            so a function that writes into its arguments cannot change the case.
+        inputs: ``(argument name, value)`` in call order;
+            tensors and lists are copied before each call, so a function
+            that writes into its arguments cannot change the case.
         expected: ``(output name, value)`` in return order.
-        note: what the case exercises, e.g. "padding"; listed in the passing message.
+        note: what the case exercises, e.g. "padding";
+            listed in the passing message.
         hint: shown only when the case fails.
         slips: the classic mistakes this case recognises, tried in order.
-        compare: how an output is compared with its expected value (and with a slip's).
-        label: how the case's inputs are described; by default each tensor's shape and every other
-            value as written.
+        compare: how an output is compared with its expected value (and
+            with a slip's).
+        label: how the case's inputs are described;
+            by default each tensor's shape and every other value
+            as written.
     """
 
     inputs: tuple[tuple[str, object], ...]
@@ -184,7 +217,8 @@ class Case:
     def problems(
         self, output: object, wanted: Sequence[object]
     ) -> list[str]:
-        """Why ``output`` is not ``wanted`` (the expected outputs or a slip's), one line per output."""
+        """Why ``output`` is not ``wanted`` (the expected outputs or a
+        slip's), one line per output."""
         names = [name for name, _ in self.expected]
         if len(names) == 1:
             outputs = [output]
@@ -224,7 +258,8 @@ def _call(fn: Callable[..., object], case: Case) -> tuple[bool, object]:
 
 
 def _determines(slip: Slip) -> bool:
-    """Whether the slip says anything about the outputs (they are not all NaN)."""
+    """Whether the slip says anything about the outputs (they are not
+    all NaN)."""
     return any(
         not (
             isinstance(output, Tensor)
@@ -243,10 +278,12 @@ def _slips_shown(
 ) -> list[str]:
     """The messages of the slips the output of case ``failed`` shows.
 
-    The candidates are the slips whose output the reader's matches on the failing case. The cases after it
-    confirm them: a slip whose output the reader's does not match there is dropped (a match on one case
-    may be a coincidence; the same slip gives the same output on every case). A slip is named only if it
-    matched somewhere it determined the output (not only NaN).
+    The candidates are the slips whose output the reader's matches on the
+    failing case. The cases after it confirm them:
+    a slip whose output the reader's does not match there is dropped (a
+    match on one case may be a coincidence; the same slip gives the same
+    output on every case). A slip is named only if it matched somewhere it
+    determined the output (not only NaN).
     """
     case = cases[failed]
     candidates = {
@@ -283,18 +320,23 @@ def run_cases(
     *,
     random_cases: bool = True,
 ) -> CheckResult:
-    """Run the reader's ``fn`` on every case and say whether it agrees with ``agree_with``.
+    """Run the reader's ``fn`` on every case and say whether it agrees
+    with ``agree_with``.
 
     Args:
         fn: the reader's function, called with each case's inputs.
-        cases: the cases, in the order they are tried; the first that fails ends the check.
-        agree_with: what the expected outputs are, for the passing message ("attnbook.masked_softmax").
-        random_cases: whether the cases were drawn at random (said in the passing message).
+        cases: the cases, in the order they are tried;
+            the first that fails ends the check.
+        agree_with: what the expected outputs are, for the passing message
+            ("attnbook.masked_softmax").
+        random_cases: whether the cases were drawn at random (said in the
+            passing message).
 
     Returns:
-        A :class:`CheckResult`: ``✓ passed: n [random] cases agree with ...`` or ``✗ failed on case k of
-        n (the case): ...``, naming the exception the function raised, the slip its output shows, or the
-        entries that differ.
+        A :class:`CheckResult`: ``✓ passed: n [random] cases agree with
+        ...`` or ``✗ failed on case k of
+        n (the case): ...``, naming the exception the function raised,
+        the slip its output shows, or the entries that differ.
     """
     for index, case in enumerate(cases):
         where = f"case {index + 1} of {len(cases)} ({case.describe()})"
@@ -302,7 +344,8 @@ def run_cases(
         if not ran:
             return CheckResult(
                 False,
-                f"✗ failed on {where}: your function raised {type(output).__name__}: {output}",
+                f"✗ failed on {where}: your function raised "
+                f"{type(output).__name__}: {output}",
             )
         problems = case.problems(
             output, [value for _, value in case.expected]
@@ -327,5 +370,6 @@ def run_cases(
     drawn = "random cases" if random_cases else "cases"
     return CheckResult(
         True,
-        f"✓ passed: {len(cases)} {drawn} agree with {agree_with}{tolerance}{including}.",
+        f"✓ passed: {len(cases)} {drawn} agree with "
+        f"{agree_with}{tolerance}{including}.",
     )

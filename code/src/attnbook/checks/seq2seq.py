@@ -1,4 +1,5 @@
-"""Exercise checkers for chapter 6 (attention inside seq2seq), in the style of :mod:`attnbook.checks`.
+"""Exercise checkers for chapter 6 (attention inside seq2seq),
+in the style of :mod:`attnbook.checks`.
 
 .. code-block:: python
 
@@ -11,9 +12,8 @@
         )
 
 
-    check_masked_cross_entropy(
-        my_loss
-    )  # fails: the padded positions count in the mean
+    # fails: the padded positions count in the mean
+    check_masked_cross_entropy(my_loss)
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ _GRADIENT = "gradient at the padded positions"
 def _with_padding_gradient(
     fn: Callable[[Tensor, Tensor, int], Tensor],
 ) -> Callable[[Tensor, Tensor, int], tuple[object, Tensor | None]]:
-    """``fn`` returning, besides its loss, the loss's gradient at the padded positions' logits."""
+    """``fn`` returning, besides its loss, the loss's gradient at the
+    padded positions' logits."""
 
     def call(
         logits: Tensor, tgt_out: Tensor, pad_id: int
@@ -72,7 +73,8 @@ def _compare_loss(name: str, got: object, expected: object) -> str | None:
     assert isinstance(expected, Tensor)
     if got is None:
         return (
-            "your loss carries no gradient (requires_grad is False), so it cannot train a model: "
+            "your loss carries no gradient (requires_grad is False), so "
+            "it cannot train a model: "
             "was it detached, or computed from .item() values?"
         )
     assert isinstance(got, Tensor)
@@ -81,7 +83,8 @@ def _compare_loss(name: str, got: object, expected: object) -> str | None:
     if bool((got != 0).any()):
         largest = got.abs().max().item()
         return (
-            f"the gradient reaches the padded positions (largest |gradient| there: {largest:.3g}); it must "
+            "the gradient reaches the padded positions (largest "
+            f"|gradient| there: {largest:.3g}); it must "
             "be exactly zero: leave the padded positions out of the sum"
         )
     return None
@@ -101,26 +104,34 @@ def _loss_slips(
 
     slips = (
         (
-            "the padded positions counted in the loss: your mean includes the positions where "
-            "tgt_out == pad_id; leave them out of the sum and of the count",
+            "the padded positions counted in the loss: your mean includes "
+            "the positions where "
+            "tgt_out == pad_id; leave them out of the sum and of the "
+            "count",
             lambda leaf: token_losses(leaf).mean(),
         ),
         (
-            "your sum leaves the padding out, but your mean divides by every position, padding "
-            "included; divide by the number of real tokens, (tgt_out != pad_id).sum()",
+            "your sum leaves the padding out, but your mean divides by "
+            "every position, padding "
+            "included; divide by the number of real tokens, (tgt_out != "
+            "pad_id).sum()",
             lambda leaf: (token_losses(leaf) * real).sum() / real.numel(),
         ),
         (
-            "you leave out the id 0, not pad_id: this case pads with another id; use the pad_id argument",
+            "you leave out the id 0, not pad_id: this case pads with "
+            "another id; use the pad_id argument",
             lambda leaf: sequence_loss(leaf, tgt_out, pad_id=0)[0],
         ),
         (
-            "your loss is the sum over the real tokens, not their mean; divide by their number",
+            "your loss is the sum over the real tokens, not their mean; "
+            "divide by their number",
             lambda leaf: (token_losses(leaf) * real).sum(),
         ),
         (
-            "you averaged each sentence's mean loss: the loss is the mean over all the real tokens, so "
-            "a long sentence weighs more than a short one; divide the whole sum by the number of real tokens",
+            "you averaged each sentence's mean loss: the loss is the mean "
+            "over all the real tokens, so "
+            "a long sentence weighs more than a short one; divide the "
+            "whole sum by the number of real tokens",
             lambda leaf: (
                 (token_losses(leaf) * real).sum(dim=1)
                 / real.sum(dim=1).clamp_min(1)
@@ -141,16 +152,20 @@ def _loss_slips(
 def check_masked_cross_entropy(
     fn: Callable[[Tensor, Tensor, int], Tensor], seed: int = 0
 ) -> CheckResult:
-    """Check ``fn(logits, tgt_out, pad_id)``: the mean cross-entropy over the target tokens that are not padding.
+    """Check ``fn(logits, tgt_out, pad_id)``:
+    the mean cross-entropy over the target tokens that are not padding.
 
-    Cases: a batch without padding, sentences of different lengths padded with ``pad_id=0``, a pad id
-    other than 0, and padded positions whose logits are huge (they must change nothing). The loss must
-    carry a gradient, and the gradient at every padded position must be exactly zero. Compared with
+    Cases: a batch without padding, sentences of different lengths padded
+    with ``pad_id=0``, a pad id other than 0, and padded positions whose
+    logits are huge (they must change nothing).
+    The loss must carry a gradient, and the gradient at every padded
+    position must be exactly zero. Compared with
     :func:`attnbook.nmt.training.sequence_loss`.
 
     Args:
-        fn: the reader's function. ``logits``: ``(batch, tgt_len, vocab)``; ``tgt_out``: ``(batch, tgt_len)``
-            ids; returns a 0-dim tensor.
+        fn: the reader's function. ``logits``:
+            ``(batch, tgt_len, vocab)``; ``tgt_out``:
+            ``(batch, tgt_len)`` ids; returns a 0-dim tensor.
         seed: the seed of the random cases.
 
     Returns:
@@ -163,7 +178,8 @@ def check_masked_cross_entropy(
     ...         )[0]
     ...     )
     ... )  # doctest: +ELLIPSIS
-    ✓ passed: 4 random cases agree with attnbook.nmt.training.sequence_loss, including no padding, ...
+    ✓ passed: 4 random cases agree with
+    attnbook.nmt.training.sequence_loss, including no padding, ...
     """
     generator = torch.Generator().manual_seed(seed)
     specs = []
@@ -197,7 +213,10 @@ def check_masked_cross_entropy(
         generator=generator,
         dtype=loud.dtype,
     )
-    loud_hint = "they must change nothing: an overflow there times a mask of 0 is NaN, not 0"
+    loud_hint = (
+        "they must change nothing: an overflow there times a mask of 0 is "
+        "NaN, not 0"
+    )
     specs.append(
         (
             loud,

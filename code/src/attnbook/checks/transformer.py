@@ -1,4 +1,5 @@
-"""Exercise checkers for the Transformer chapter, in the style of :mod:`attnbook.checks`.
+"""Exercise checkers for the Transformer chapter, in the style of
+:mod:`attnbook.checks`.
 
 .. code-block:: python
 
@@ -39,12 +40,15 @@ def _decoder_mask_slips(
     past = causal_mask(length)[None]  # (1, tgt_len, tgt_len): j <= i
     return (
         Slip(
-            "your mask is inverted: True must mean may attend (the book's convention), not may not "
-            "(nn.MultiheadAttention's attn_mask); look at where you negate",
+            "your mask is inverted: True must mean may attend (the book's "
+            "convention), not may not "
+            "(nn.MultiheadAttention's attn_mask); look at where you "
+            "negate",
             (~expected,),
         ),
         Slip(
-            "position i may attend to the future (j >= i) and not to the past: the causal mask is "
+            "position i may attend to the future (j >= i) and not to the "
+            "past: the causal mask is "
             "lower-triangular, j <= i (torch.tril, or causal_mask)",
             (
                 keys
@@ -54,12 +58,14 @@ def _decoder_mask_slips(
             ),
         ),
         Slip(
-            "position i may see the future: your mask lets it attend to every real position j, "
+            "position i may see the future: your mask lets it attend to "
+            "every real position j, "
             "including j > i; combine it with the causal mask, j <= i",
             (keys.expand(-1, length, -1),),
         ),
         Slip(
-            "position i may not attend to itself: the causal mask includes the diagonal, j <= i, not j < i",
+            "position i may not attend to itself: the causal mask "
+            "includes the diagonal, j <= i, not j < i",
             (
                 keys
                 & torch.ones(length, length, dtype=torch.bool).tril(-1)[
@@ -68,13 +74,17 @@ def _decoder_mask_slips(
             ),
         ),
         Slip(
-            "your mask lets positions attend to padded target positions: the padding is ignored; combine "
-            "the causal mask with tgt_mask over the keys, tgt_mask[:, None, :]",
+            "your mask lets positions attend to padded target positions: "
+            "the padding is ignored; combine "
+            "the causal mask with tgt_mask over the keys, tgt_mask[:, "
+            "None, :]",
             (past.expand(len(tgt_mask), -1, -1),),
         ),
         Slip(
-            "your mask empties the padded positions' rows (tgt_mask[:, :, None] masks the queries) where "
-            "the exercise masks the padded keys, tgt_mask[:, None, :]: a padded position still attends, "
+            "your mask empties the padded positions' rows (tgt_mask[:, :, "
+            "None] masks the queries) where "
+            "the exercise masks the padded keys, tgt_mask[:, None, :]: a "
+            "padded position still attends, "
             "causally, to the real positions before it",
             (queries & past,),
         ),
@@ -82,11 +92,14 @@ def _decoder_mask_slips(
 
 
 def check_decoder_mask(fn: Callable[[Tensor], Tensor]) -> CheckResult:
-    """Check a reader's decoder self-attention mask: causal *and* blind to padded target positions.
+    """Check a reader's decoder self-attention mask:
+    causal *and* blind to padded target positions.
 
-    Expected signature: ``fn(tgt_mask) -> mask`` with ``tgt_mask`` boolean ``(batch, tgt_len)``, True at
-    real tokens, and ``mask`` boolean ``(batch, tgt_len, tgt_len)``, **True = may attend**: position
-    ``i`` may attend to position ``j`` when ``j <= i`` and ``j`` is a real token.
+    Expected signature: ``fn(tgt_mask) -> mask`` with ``tgt_mask`` boolean
+    ``(batch, tgt_len)``, True at real tokens, and ``mask`` boolean
+    ``(batch, tgt_len, tgt_len)``, **True = may attend**:
+    position ``i`` may attend to position ``j`` when ``j <= i`` and ``j``
+    is a real token.
 
     Returns:
         A :class:`~attnbook.checks.CheckResult`.
@@ -124,7 +137,8 @@ def _heads_with(
     interleaved: bool = False,
     out_proj: bool = True,
 ) -> tuple[Tensor, Tensor]:
-    """Multi-head attention with one step changed (the keywords); NaN where the change leaves it open."""
+    """Multi-head attention with one step changed (the keywords);
+    NaN where the change leaves it open."""
     heads, head_dim = mha.num_heads, mha.head_dim
 
     def split(
@@ -151,9 +165,8 @@ def _heads_with(
     weights = _softmax_where(
         scores, None if mask is None else mask[:, None, None, :], dim=dim
     )
-    context = _attend_where(
-        weights, v
-    )  # (batch, heads, tgt_len, head_dim)
+    # (batch, heads, tgt_len, head_dim)
+    context = _attend_where(weights, v)
     joined = (
         context.permute(0, 2, 3, 1)
         if interleaved
@@ -178,37 +191,46 @@ def _multihead_slips(
     context, weights = heads()
     return (
         Slip(
-            "your scores are not divided by sqrt(head_dim): an unscaled dot product; each head divides "
+            "your scores are not divided by sqrt(head_dim): an unscaled "
+            "dot product; each head divides "
             "q·k by the square root of its own width, mha.head_dim",
             heads(scale=1.0),
         ),
         Slip(
-            "you divide the scores by sqrt(embed_dim); each head divides by the square root of its own "
+            "you divide the scores by sqrt(embed_dim); each head divides "
+            "by the square root of its own "
             "width, sqrt(mha.head_dim) = sqrt(embed_dim / num_heads)",
             heads(scale=math.sqrt(mha.embed_dim)),
         ),
         Slip(
-            "your weights sum to one over the queries, not the keys (softmax over dim=-2 instead of "
+            "your weights sum to one over the queries, not the keys "
+            "(softmax over dim=-2 instead of "
             "dim=-1); look at the axis of your softmax",
             heads(dim=-2),
         ),
         Slip(
-            "your weights are not 0 at the padded keys: the mask is ignored; pass it to every head",
+            "your weights are not 0 at the padded keys: the mask is "
+            "ignored; pass it to every head",
             heads(mask=None),
         ),
         Slip(
-            "your heads take interleaved features (a reshape to (..., head_dim, num_heads)): head h takes "
-            "the contiguous slice h * head_dim : (h + 1) * head_dim of each projection",
+            "your heads take interleaved features (a reshape to (..., "
+            "head_dim, num_heads)): head h takes "
+            "the contiguous slice h * head_dim : (h + 1) * head_dim of "
+            "each projection",
             heads(interleaved=True),
         ),
         Slip(
-            "your heads are joined but not passed through mha.out_proj; the context is out_proj of the "
+            "your heads are joined but not passed through mha.out_proj; "
+            "the context is out_proj of the "
             "joined heads",
             heads(out_proj=False),
         ),
         Slip(
-            "your weights are the heads' average, (batch, tgt_len, src_len): return every head's, "
-            "(batch, num_heads, tgt_len, src_len), e.g. torch.stack(weights, dim=1)",
+            "your weights are the heads' average, (batch, tgt_len, "
+            "src_len): return every head's, "
+            "(batch, num_heads, tgt_len, src_len), e.g. "
+            "torch.stack(weights, dim=1)",
             (context, weights.mean(dim=1)),
         ),
     )
@@ -221,13 +243,17 @@ def check_multihead_attention(
     ],
     seed: int = 0,
 ) -> CheckResult:
-    """Check a reader's multi-head attention written head by head, against :class:`MultiHeadAttention`.
+    """Check a reader's multi-head attention written head by head,
+    against :class:`MultiHeadAttention`.
 
-    Expected signature: ``fn(mha, query, keys, values, mask) -> (context, weights)``, using the weights of
-    the module ``mha`` (``query_proj``, ``key_proj``, ``value_proj``, ``out_proj``, ``num_heads``) on
-    float64 inputs: query ``(batch, tgt_len, embed_dim)``, keys ``(batch, src_len, kdim)``, values
-    ``(batch, src_len, vdim)``, mask boolean ``(batch, src_len)`` (True = may attend); context
-    ``(batch, tgt_len, embed_dim)``, weights ``(batch, num_heads, tgt_len, src_len)``.
+    Expected signature: ``fn(mha, query, keys, values, mask) -> (context,
+    weights)``, using the weights of the module ``mha`` (``query_proj``,
+    ``key_proj``, ``value_proj``, ``out_proj``, ``num_heads``)
+    on float64 inputs: query ``(batch, tgt_len, embed_dim)``,
+    keys ``(batch, src_len, kdim)``, values ``(batch, src_len, vdim)``,
+    mask boolean ``(batch, src_len)`` (True = may attend);
+    context ``(batch, tgt_len, embed_dim)``, weights ``(batch, num_heads,
+    tgt_len, src_len)``.
 
     Returns:
         A :class:`~attnbook.checks.CheckResult`.
@@ -272,7 +298,10 @@ def check_multihead_attention(
             ("mask", mask),
         )
         heads = f"{num_heads} head" + ("s" if num_heads > 1 else "")
-        label = f"{heads}, query {tuple(query.shape)}, keys {tuple(keys.shape)}"
+        label = (
+            f"{heads}, query {tuple(query.shape)}, keys "
+            f"{tuple(keys.shape)}"
+        )
         slips = _multihead_slips(mha, query, keys, values, mask)
         cases.append(
             Case(

@@ -1,4 +1,6 @@
-"""The command line, ``python -m attnbook``: ``train``, ``evaluate``, ``translate``, ``bottleneck``, ``subwords``, ``bench``."""
+"""The command line, ``python -m attnbook``:
+``train``, ``evaluate``, ``translate``, ``bottleneck``,
+``subwords``, ``bench``."""
 
 from attnbook.cli.main import (
     build_parser,

@@ -1,16 +1,23 @@
-"""Configuration dataclasses as command-line flags, derived from their fields (never copied by hand).
+"""Configuration dataclasses as command-line flags, derived from their
+fields (never copied by hand).
 
-Each field of a (possibly nested) frozen config dataclass becomes one flag: ``batch_size`` becomes
-``--batch-size``; the flag's type, default and choices come from the field, and its help from the
-``Attributes:`` section of the class's docstring. A field's ``metadata`` may set ``minimum`` (checked
-by :func:`attnbook.core.config.check_fields`, in the dataclass and in the parser), ``choices`` and ``flag`` (another
-name, e.g. ``--epochs`` for ``max_epochs``). :func:`config_from_given` builds a configuration from its own
-defaults and the flags given, so two runs with different defaults (the toy grammar's, the real pairs')
-share one set of flags. :func:`add_run_options` adds the options every command that runs a model shares
-(``--device`` with every choice, ``--threads``, ``--json``, ``--progress``). A ``bool`` field gets ``--name`` and ``--no-name``; so does
-a ``bool | None`` field, which stays ``None`` (the configuration's own choice) when neither is given.
-:func:`given_fields` says which flags were given on the command line (a flag given with its default
-value counts as given).
+Each field of a (possibly nested) frozen config dataclass becomes one flag:
+``batch_size`` becomes ``--batch-size``; the flag's type, default and
+choices come from the field, and its help from the ``Attributes:``
+section of the class's docstring. A field's ``metadata`` may set
+``minimum`` (checked by :func:`attnbook.core.config.check_fields`,
+in the dataclass and in the parser), ``choices`` and ``flag`` (another
+name, e.g. ``--epochs`` for ``max_epochs``). :func:`config_from_given`
+builds a configuration from its own defaults and the flags given,
+so two runs with different defaults (the toy grammar's, the real pairs')
+share one set of flags. :func:`add_run_options` adds the options every
+command that runs a model shares (``--device`` with every choice,
+``--threads``, ``--json``, ``--progress``).
+A ``bool`` field gets ``--name`` and ``--no-name``;
+so does a ``bool | None`` field, which stays ``None`` (the configuration's
+own choice) when neither is given. :func:`given_fields` says which flags
+were given on the command line (a flag given with its default value counts
+as given).
 
 >>> import argparse
 >>> from dataclasses import dataclass, field
@@ -44,7 +51,8 @@ from typing import Any, Protocol
 
 
 def _attribute_help(cls: type) -> dict[str, str]:
-    """``name -> text`` from the ``Attributes:`` section of a class's docstring."""
+    """``name -> text`` from the ``Attributes:``
+    section of a class's docstring."""
     doc = cls.__doc__ or ""
     section = (
         doc.split("Attributes:", 1)[1] if "Attributes:" in doc else ""
@@ -62,20 +70,21 @@ def _attribute_help(cls: type) -> dict[str, str]:
             .replace("``", "")
             .rstrip(".")
         )
-        text = re.sub(
-            r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text
-        )  # :func:`~a.b` -> b
+        # :func:`~a.b` -> b
+        text = re.sub(r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text)
         for name in match.group(1).split(","):
             help_texts[name.strip()] = text
     return help_texts
 
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
-"""The ``--device`` choices of every command (``auto``: a GPU when there is one)."""
+"""The ``--device`` choices of every command (``auto``: a GPU when there
+is one)."""
 
 
 class SubCommands(Protocol):
-    """What a command's ``add_*_command`` function needs: the parser's ``add_subparsers()`` object."""
+    """What a command's ``add_*_command`` function needs:
+    the parser's ``add_subparsers()`` object."""
 
     def add_parser(
         self, name: str, **kwargs: Any
@@ -90,8 +99,9 @@ def add_run_options(
     threads_default: int | None = None,
     progress: bool = True,
 ) -> None:
-    """Add the options every command that runs a model shares: ``--device``, ``--threads``, ``--json``,
-    ``--progress`` (``threads`` and ``progress`` false leave those out)."""
+    """Add the options every command that runs a model shares:
+    ``--device``, ``--threads``, ``--json``, ``--progress`` (``threads``
+    and ``progress`` false leave those out)."""
     parser.add_argument(
         "--device",
         choices=DEVICES,
@@ -120,7 +130,8 @@ def add_run_options(
 
 
 def positive_int(text: str) -> int:
-    """An argparse type for counts given by hand (``--threads``, ``--beam``, ``--steps``): an int of at least 1."""
+    """An argparse type for counts given by hand (``--threads``,
+    ``--beam``, ``--steps``): an int of at least 1."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(
@@ -129,7 +140,8 @@ def positive_int(text: str) -> int:
     return value
 
 
-_GIVEN = "given_config_fields"  # the namespace attribute that records the config flags given
+# the namespace attribute that records the config flags given
+_GIVEN = "given_config_fields"
 _GIVEN_FLAGS = "given_config_flags"  # and the flag each was given as
 
 
@@ -146,7 +158,8 @@ def _record_given(
 
 
 class _StoreGiven(argparse.Action):
-    """Store the flag's value, like argparse's default action, and record that the flag was given."""
+    """Store the flag's value, like argparse's default action,
+    and record that the flag was given."""
 
     def __call__(
         self,
@@ -164,14 +177,17 @@ class _StoreGiven(argparse.Action):
 
 
 class _BooleanGiven(_StoreGiven, argparse.BooleanOptionalAction):
-    """``--name``/``--no-name`` (argparse's ``BooleanOptionalAction``), recording that one was given."""
+    """``--name``/``--no-name`` (argparse's ``BooleanOptionalAction``),
+    recording that one was given."""
 
 
 def given_fields(args: argparse.Namespace) -> frozenset[str]:
-    """The fields whose flags (added by :func:`add_config_arguments`) were given on the command line.
+    """The fields whose flags (added by :func:`add_config_arguments`)
+    were given on the command line.
 
-    A flag left out takes its default; one given with the default's value is still *given*, so a caller
-    with other defaults of its own (``train --corpus``) can tell "not asked for" from "asked for 4".
+    A flag left out takes its default; one given with the default's value
+    is still *given*, so a caller with other defaults of its own
+    (``train --corpus``) can tell "not asked for" from "asked for 4".
     """
     return getattr(args, _GIVEN, frozenset())
 
@@ -185,23 +201,24 @@ def _parse_at_least(kind: type, minimum: Any) -> Any:
             )
         return value
 
-    parse.__name__ = (
-        kind.__name__
-    )  # argparse names the type in its "invalid int value" message
+    # argparse names the type in its "invalid int value" message
+    parse.__name__ = kind.__name__
     return parse
 
 
 def add_config_arguments(
     parser: argparse.ArgumentParser, cls: type, *more: type
 ) -> None:
-    """Add one flag per field of the dataclass ``cls`` (recursing into nested dataclasses).
+    """Add one flag per field of the dataclass ``cls`` (recursing into
+    nested dataclasses).
 
-    With more classes (``train``: the toy grammar's run and the run on real pairs), a field name that
-    two of them share gets one flag, whose shown default is the first class's.
+    With more classes (``train``: the toy grammar's run and the run on real
+    pairs), a field name that two of them share gets one flag,
+    whose shown default is the first class's.
 
     Raises:
-        TypeError: a field's type is not ``int``, ``float``, ``str``, ``bool``, ``bool | None`` or a
-            dataclass.
+        TypeError: a field's type is not ``int``, ``float``, ``str``,
+            ``bool``, ``bool | None`` or a dataclass.
     """
     added: set[str] = set()
     for config_class in (cls, *more):
@@ -224,7 +241,10 @@ def _add_fields(
         added.add(item.name)
         flag = flag_name(item)
         default = getattr(defaults, item.name)
-        help_text = f"{help_texts.get(item.name, item.name)} (default: %(default)s)"
+        help_text = (
+            f"{help_texts.get(item.name, item.name)} (default: "
+            "%(default)s)"
+        )
         options: dict[str, Any] = {
             "dest": item.name,
             "default": default,
@@ -235,13 +255,15 @@ def _add_fields(
             continue
         if kind == bool | None:
             options["help"] = (
-                f"{help_texts.get(item.name, item.name)} (default: chosen by the configuration)"
+                f"{help_texts.get(item.name, item.name)} (default: chosen "
+                "by the configuration)"
             )
             parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind not in (int, float, str):
             raise TypeError(
-                f"{cls.__name__}.{item.name}: no flag for a field of type {kind}"
+                f"{cls.__name__}.{item.name}: no flag for a field of type "
+                f"{kind}"
             )
         minimum = item.metadata.get("minimum")
         options["action"] = _StoreGiven
@@ -254,12 +276,14 @@ def _add_fields(
 
 
 def flag_name(item: dataclasses.Field) -> str:
-    """The flag of a configuration field: its ``flag`` metadata, else ``--`` and the name with dashes."""
+    """The flag of a configuration field: its ``flag`` metadata,
+    else ``--`` and the name with dashes."""
     return item.metadata.get("flag", "--" + item.name.replace("_", "-"))
 
 
 def _leaf_fields(cls: type) -> dict[str, dataclasses.Field]:
-    """Every non-dataclass field of ``cls`` and of the dataclasses nested in it, by name."""
+    """Every non-dataclass field of ``cls`` and of the dataclasses nested
+    in it, by name."""
     hints = typing.get_type_hints(cls)
     leaves: dict[str, dataclasses.Field] = {}
     for item in dataclasses.fields(cls):
@@ -281,7 +305,8 @@ def _default_of(item: dataclasses.Field) -> Any:
 def _build_given(
     cls: type, given: dict[str, Any], default: Any = None
 ) -> Any:
-    """``cls`` from ``default`` (its own default when ``None``), with the ``given`` leaf fields set."""
+    """``cls`` from ``default`` (its own default when ``None``),
+    with the ``given`` leaf fields set."""
     hints = typing.get_type_hints(cls)
     base = cls() if default is None else default
     values = {}
@@ -290,7 +315,8 @@ def _build_given(
             continue
         kind = hints[item.name]
         if dataclasses.is_dataclass(kind):
-            # the nested default as the field declares it, before the parent's __post_init__ settles it
+            # the nested default as the field declares it, before the
+            # parent's __post_init__ settles it
             values[item.name] = _build_given(
                 kind, given, _default_of(item)
             )
@@ -304,16 +330,20 @@ def _build_given(
 def config_from_given(
     cls: type, args: argparse.Namespace, *, what: str
 ) -> Any:
-    """Build the configuration ``cls`` from its own defaults and the flags given on the command line.
+    """Build the configuration ``cls`` from its own defaults and the flags
+    given on the command line.
 
-    A flag left out takes ``cls``'s default (so a run with defaults of its own, the run on real pairs,
-    keeps them); a flag given that ``cls`` has no field for is refused.
+    A flag left out takes ``cls``'s default (so a run with defaults of its
+    own, the run on real pairs, keeps them);
+    a flag given that ``cls`` has no field for is refused.
 
     Args:
-        what: the run, as the refusal names it (e.g. ``"a corpus run (--corpus/--corpus-file)"``).
+        what: the run, as the refusal names it (e.g. ``"a corpus run
+            (--corpus/--corpus-file)"``).
 
     Raises:
-        ValueError: a flag given has no field in ``cls``, or the values make an impossible configuration.
+        ValueError: a flag given has no field in ``cls``, or the values
+            make an impossible configuration.
     """
     leaves = _leaf_fields(cls)
     given = given_fields(args)
@@ -327,7 +357,8 @@ def config_from_given(
 
 
 def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:
-    """Build the dataclass ``cls`` (and the dataclasses nested in it) from parsed flags."""
+    """Build the dataclass ``cls`` (and the dataclasses nested in it)
+    from parsed flags."""
     hints = typing.get_type_hints(cls)
     values = {}
     for item in dataclasses.fields(cls):

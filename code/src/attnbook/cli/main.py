@@ -1,8 +1,11 @@
-"""The package's command line: ``train`` trains chapter 6's model (or, with ``--corpus``, a model of real
-sentences) and prints its metrics; ``evaluate`` and ``translate`` use a saved model (see
-:mod:`attnbook.cli.realcli`); ``bottleneck`` trains chapter 6's models until they stop, over several seeds
-(see :mod:`attnbook.studies.bottleneck`); ``subwords`` compares words and subword pieces on real sentences
-(see :mod:`attnbook.studies.pieces`); ``bench`` measures the cost of attention (the appendix).
+"""The package's command line: ``train`` trains chapter 6's model (or, with
+``--corpus``, a model of real sentences) and prints its metrics;
+``evaluate`` and ``translate`` use a saved model (see
+:mod:`attnbook.cli.realcli`); ``bottleneck`` trains chapter 6's models
+until they stop, over several seeds (see
+:mod:`attnbook.studies.bottleneck`); ``subwords`` compares words and
+subword pieces on real sentences (see :mod:`attnbook.studies.pieces`);
+``bench`` measures the cost of attention (the appendix).
 
 Examples::
 
@@ -45,7 +48,8 @@ from attnbook.studies.realdata import RealConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, one subcommand per task (``train``, ``bench``; more may be added beside them)."""
+    """The argument parser, one subcommand per task (``train``, ``bench``;
+    more may be added beside them)."""
     parser = argparse.ArgumentParser(
         prog="python -m attnbook",
         description="The code behind 'Attention, executed'.",
@@ -64,18 +68,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_train_command(commands: SubCommands) -> None:
-    """Register ``train``: chapter 6's experiment; one flag per field of :class:`ExperimentConfig`."""
+    """Register ``train``: chapter 6's experiment;
+    one flag per field of :class:`ExperimentConfig`."""
     train = commands.add_parser(
         "train",
-        help="train chapter 6's seq2seq model (or chapter 8's Transformer) and print held-out metrics",
-        description="Train chapter 6's seq2seq model (--model transformer: chapter 8's Transformer) on the "
+        help="train chapter 6's seq2seq model (or chapter 8's "
+        "Transformer) and print held-out metrics",
+        description="Train chapter 6's seq2seq model (--model "
+        "transformer: chapter 8's Transformer) on the "
         "toy English-French grammar (--corpus: on real pairs), then print "
-        "exact match, token accuracy, BLEU, chrF, alignment accuracy and exact match by source length "
+        "exact match, token accuracy, BLEU, chrF, alignment accuracy and "
+        "exact match by source length "
         "on the held-out test split.",
     )
-    add_config_arguments(
-        train, ExperimentConfig, RealConfig
-    )  # one flag per field of either run
+    # one flag per field of either run
+    add_config_arguments(train, ExperimentConfig, RealConfig)
     add_run_options(train)
     train.add_argument(
         "--save",
@@ -88,7 +95,8 @@ def add_train_command(commands: SubCommands) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    """Train, evaluate, print the metrics (as text, and as JSON on the last line with ``--json``)."""
+    """Train, evaluate, print the metrics (as text, and as JSON on the last
+    line with ``--json``)."""
     import torch
 
     if realcli.wants_corpus(args):
@@ -113,7 +121,8 @@ def run_train(args: argparse.Namespace) -> int:
         experiment.translator.save(args.save)
     training, evaluation = experiment.training, experiment.evaluation
     print(
-        f"attention {attention_name(config)} on {experiment.device}: trained {training.steps} steps "
+        f"attention {attention_name(config)} on {experiment.device}: "
+        f"trained {training.steps} steps "
         f"in {training.seconds:.1f} s"
     )
     if evaluation is not None:
@@ -135,13 +144,16 @@ def run_train(args: argparse.Namespace) -> int:
                 print(f"  {category:<17} {value:.3f}")
         if evaluation.scores is not None:
             print(
-                f"AER of the argmax  {evaluation.scores.aer:.3f} (sure and possible links)"
+                f"AER of the argmax  {evaluation.scores.aer:.3f} (sure "
+                "and possible links)"
             )
             print(
-                f"attention mass on the true links {evaluation.scores.mass:.3f}"
+                "attention mass on the true links "
+                f"{evaluation.scores.mass:.3f}"
             )
             print(
-                f"mean attention entropy {evaluation.mean_entropy:.3f} nats"
+                f"mean attention entropy {evaluation.mean_entropy:.3f} "
+                "nats"
             )
     if args.json:
         print(json.dumps(experiment.to_dict()))
@@ -149,13 +161,18 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def add_bottleneck_command(commands: SubCommands) -> None:
-    """Register ``bottleneck``: chapter 6's study of the bottleneck (see :mod:`attnbook.studies.bottleneck`)."""
+    """Register ``bottleneck``: chapter 6's study of the bottleneck (see
+    :mod:`attnbook.studies.bottleneck`)."""
     parser = commands.add_parser(
         "bottleneck",
-        help="train the attention model and the no-attention baselines until early stopping ends them",
-        description="Train chapter 6's attention model and its no-attention baseline at several sizes and "
-        "with the source reversed, each until early stopping ends it (halving the learning rate twice "
-        "first), once per seed; print a table of their held-out scores. The default study takes about "
+        help="train the attention model and the no-attention baselines "
+        "until early stopping ends them",
+        description="Train chapter 6's attention model and its "
+        "no-attention baseline at several sizes and "
+        "with the source reversed, each until early stopping ends it "
+        "(halving the learning rate twice "
+        "first), once per seed; print a table of their held-out scores. "
+        "The default study takes about "
         "half an hour on 2 CPU cores.",
     )
     parser.add_argument(
@@ -177,11 +194,11 @@ def add_bottleneck_command(commands: SubCommands) -> None:
         type=positive_int,
         nargs="*",
         default=[128],
-        help="the hidden sizes of the baselines that read the source backwards (default: %(default)s)",
+        help="the hidden sizes of the baselines that read the source "
+        "backwards (default: %(default)s)",
     )
-    add_run_options(
-        parser, device="cpu", threads=False
-    )  # one CPU thread per model, set by the study
+    # one CPU thread per model, set by the study
+    add_run_options(parser, device="cpu", threads=False)
     parser.add_argument(
         "--workers",
         type=positive_int,
@@ -198,7 +215,8 @@ def add_bottleneck_command(commands: SubCommands) -> None:
 
 
 def run_bottleneck_command(args: argparse.Namespace) -> int:
-    """Run the study (one CPU thread per model), print its table; save with ``--save``."""
+    """Run the study (one CPU thread per model), print its table;
+    save with ``--save``."""
     import torch
 
     if args.device.type == "cpu":
@@ -220,13 +238,18 @@ def run_bottleneck_command(args: argparse.Namespace) -> int:
 
 
 def add_bench_command(commands: SubCommands) -> None:
-    """Register ``bench``: the cost of attention (see :mod:`attnbook.benchmark.bench` and the appendix)."""
+    """Register ``bench``: the cost of attention (see
+    :mod:`attnbook.benchmark.bench` and the appendix)."""
     parser = commands.add_parser(
         "bench",
-        help="measure the time and memory of attention against sequence length",
-        description="Time the package's scaled dot-product attention against PyTorch's fused "
-        "scaled_dot_product_attention and a naive loop over a grid of lengths, and Bahdanau decoding with "
-        "the keys projected once against every step. Medians of interleaved repeats.",
+        help="measure the time and memory of attention against sequence "
+        "length",
+        description="Time the package's scaled dot-product attention "
+        "against PyTorch's fused "
+        "scaled_dot_product_attention and a naive loop over a grid of "
+        "lengths, and Bahdanau decoding with "
+        "the keys projected once against every step. Medians of "
+        "interleaved repeats.",
     )
     parser.add_argument(
         "--quick",
@@ -250,7 +273,8 @@ def add_bench_command(commands: SubCommands) -> None:
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
-    """Run the benchmark, print the table (and the JSON line with ``--json``); save with ``--save``."""
+    """Run the benchmark, print the table (and the JSON line with
+    ``--json``); save with ``--save``."""
     device = args.device  # resolved by main()
     grid = (
         GRIDS[args.grid] if args.grid else default_grid(args.quick, device)
@@ -267,9 +291,12 @@ def run_bench_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default: the process's arguments) and run the chosen command."""
+    """Parse ``argv`` (default: the process's arguments) and run the
+    chosen command."""
     args = build_parser().parse_args(argv)
-    try:  # every command takes --device; resolve it once, so a missing GPU is one clear error
+    # every command takes --device; resolve it once, so a missing GPU is
+    # one clear error
+    try:
         args.device = get_device(args.device)
     except RuntimeError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""The command line on real sentences: ``train --corpus``, ``evaluate`` and ``translate``.
+"""The command line on real sentences: ``train --corpus``, ``evaluate``
+and ``translate``.
 
 Examples::
 
@@ -12,8 +13,9 @@ Examples::
     python -m attnbook translate "I am cold."   # the model the book ships, as in the page
     python -m attnbook compare-real --save compare.json   # the GRU beside the Transformer, 3 seeds
 
-Bad input (a file that is not UTF-8, a corpus with no usable pair, a file that is not a checkpoint, a
-sentence longer than the model accepts) ends with one ``error:`` line on stderr and exit status 2.
+Bad input (a file that is not UTF-8, a corpus with no usable pair,
+a file that is not a checkpoint, a sentence longer than the model accepts)
+ends with one ``error:`` line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -69,15 +71,18 @@ from attnbook.studies.realdata import (
 )
 
 CORPORA = {"tatoeba": shipped_path}
-"""The corpora ``--corpus`` names: each maps to a function returning the file's path."""
+"""The corpora ``--corpus`` names: each maps to a function returning the
+file's path."""
 
 
 class InputError(Exception):
-    """Bad input the command line reports in one line (exit status 2) instead of a traceback."""
+    """Bad input the command line reports in one line (exit status 2)
+    instead of a traceback."""
 
 
 def _case(summary: dict[str, object]) -> str:
-    """Whether a summary's scores tell case: the signature says ``case:mixed`` for lower-cased text too."""
+    """Whether a summary's scores tell case: the signature says
+    ``case:mixed`` for lower-cased text too."""
     return (
         "cased text"
         if summary["cased"]
@@ -90,19 +95,20 @@ def _fail(error: Exception) -> int:
     return 2
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Reading corpora and checkpoints, with errors a person can act on
 
 
 def read_corpus(
     path: str | Path, *, max_len: int | None = None, cased: bool = False
 ) -> Corpus:
-    """Load a corpus file in either layout (lower-cased, or with ``cased=True`` as written); refuse one
-    with no usable pair.
+    """Load a corpus file in either layout (lower-cased, or with
+    ``cased=True`` as written); refuse one with no usable pair.
 
     Raises:
-        InputError: the file is missing, is not UTF-8 (the message gives the byte offset), or has no
-            pair left after the malformed lines and the length filter are set aside.
+        InputError: the file is missing, is not UTF-8 (the message gives
+            the byte offset), or has no pair left after the malformed lines
+            and the length filter are set aside.
     """
     path = Path(path)
     if not path.is_file():
@@ -116,12 +122,14 @@ def read_corpus(
     if not corpus.pairs:
         raise InputError(
             f"{path}: no usable sentence pair in {corpus.n_lines} line(s) "
-            f"({len(corpus.malformed)} malformed, {corpus.n_too_long} too long); "
+            f"({len(corpus.malformed)} malformed, {corpus.n_too_long} too "
+            "long); "
             "expected lines of English<TAB>French[<TAB>attribution]"
         )
     if corpus.malformed:
         print(
-            f"warning: {path}: {len(corpus.malformed)} malformed line(s) left out, the first: "
+            f"warning: {path}: {len(corpus.malformed)} malformed line(s) "
+            "left out, the first: "
             f"{corpus.malformed[0]}",
             file=sys.stderr,
         )
@@ -131,25 +139,29 @@ def read_corpus(
 def read_model(
     path: str | Path | None, device: torch.device
 ) -> Translator:
-    """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no path the translator the book ships
+    """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no
+    path the translator the book ships
     (:func:`~attnbook.nmt.shipped_export`), on ``device``."""
     if path is None:
         try:
             return shipped_export().to_translator(device)
         except FileNotFoundError:
             raise InputError(
-                "this install has no trained model of its own: give --checkpoint"
+                "this install has no trained model of its own: give "
+                "--checkpoint"
             ) from None
     return read_checkpoint(path, device)
 
 
 def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
-    """Load a checkpoint written by ``train --save`` (through :meth:`~attnbook.nmt.translator.Translator.load`).
+    """Load a checkpoint written by ``train --save`` (through
+    :meth:`~attnbook.nmt.translator.Translator.load`).
 
     Raises:
-        InputError: the file is missing, or it is not such a checkpoint (garbage, cut short, or another
-            program's file). The file is read with ``torch.load(weights_only=True)``, which refuses to
-            run code stored in it; that stays so.
+        InputError: the file is missing, or it is not such a checkpoint
+            (garbage, cut short, or another program's file).
+            The file is read with ``torch.load(weights_only=True)``,
+            which refuses to run code stored in it; that stays so.
     """
     path = Path(path)
     if not path.is_file():
@@ -160,39 +172,49 @@ def read_checkpoint(path: str | Path, device: torch.device) -> Translator:
         ):  # torch warns about some foreign files before refusing them
             warnings.simplefilter("ignore")
             return Translator.load(path, device=device)
-    except Exception:  # ValueError for a file that is not a checkpoint; others for one of another shape
+    # ValueError for a file that is not a checkpoint;
+    # others for one of another shape
+    except Exception:
         raise InputError(
-            f"{path} is not a checkpoint written by 'python -m attnbook train --save' "
-            "(unreadable, cut short, or another program's file); train one with --save"
+            f"{path} is not a checkpoint written by 'python -m attnbook "
+            "train --save' "
+            "(unreadable, cut short, or another program's file); train "
+            "one with --save"
         ) from None
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # train --corpus / --corpus-file
 
 
 def add_corpus_options(train: argparse.ArgumentParser) -> None:
-    """Add ``--corpus``, ``--corpus-file`` and ``--steps`` to the ``train`` command (the run's own settings,
-    ``--beam`` and ``--min-count`` among them, are flags made from :class:`~attnbook.studies.realdata.RealConfig`)."""
+    """Add ``--corpus``, ``--corpus-file`` and ``--steps`` to the ``train``
+    command (the run's own settings, ``--beam`` and ``--min-count`` among
+    them, are flags made from
+    :class:`~attnbook.studies.realdata.RealConfig`)."""
     source = train.add_mutually_exclusive_group()
     source.add_argument(
         "--corpus",
         choices=sorted(CORPORA),
         default=None,
-        help="train on real pairs shipped with the package instead of the toy grammar",
+        help="train on real pairs shipped with the package instead of the "
+        "toy grammar",
     )
     source.add_argument(
         "--corpus-file",
         metavar="PATH",
         default=None,
-        help="train on a UTF-8 file of English<TAB>French[<TAB>attribution] lines",
+        help="train on a UTF-8 file of "
+        "English<TAB>French[<TAB>attribution] lines",
     )
     train.add_argument(
         "--steps",
         type=positive_int,
         default=None,
-        help="with --corpus/--corpus-file: train for at least this many steps, in whole epochs "
-        "(default: 5 epochs, 605 steps on the shipped pairs, the learning rate falling to zero)",
+        help="with --corpus/--corpus-file: train for at least this many "
+        "steps, in whole epochs "
+        "(default: 5 epochs, 605 steps on the shipped pairs, the learning "
+        "rate falling to zero)",
     )
 
 
@@ -206,11 +228,14 @@ def wants_corpus(args: argparse.Namespace) -> bool:
 def real_config_from_args(
     args: argparse.Namespace, n_pairs: int
 ) -> RealConfig:
-    """The :class:`~attnbook.studies.realdata.RealConfig` that ``train``'s options ask for, for a corpus of ``n_pairs``.
+    """The :class:`~attnbook.studies.realdata.RealConfig` that ``train``'s
+    options ask for, for a corpus of ``n_pairs``.
 
-    ``train``'s flags are made from the fields of both runs' configurations. A flag left out takes the
-    real-data default; a flag given (even with the toy grammar's default value) is used, and one the
-    real-data run has no field for (the grammar's data settings) is refused with a :class:`ValueError`.
+    ``train``'s flags are made from the fields of both runs'
+    configurations. A flag left out takes the real-data default;
+    a flag given (even with the toy grammar's default value) is used,
+    and one the real-data run has no field for (the grammar's data
+    settings) is refused with a :class:`ValueError`.
     ``--steps`` asks for at least that many steps, in whole epochs.
     """
     config = config_from_given(
@@ -238,7 +263,8 @@ def real_config_from_args(
 def refuse_unused_model_flags(
     config: RealConfig | ExperimentConfig, args: argparse.Namespace
 ) -> None:
-    """Refuse a flag of the model the run does not train (``--attention`` with ``--model transformer``).
+    """Refuse a flag of the model the run does not train (``--attention``
+    with ``--model transformer``).
 
     Raises:
         ValueError: naming the flag and the model.
@@ -251,12 +277,14 @@ def refuse_unused_model_flags(
     for item in fields(unused):
         if item.name in given_fields(args):
             raise ValueError(
-                f"{flag_name(item)} has no effect on --model {config.model_kind}; leave it out"
+                f"{flag_name(item)} has no effect on --model "
+                f"{config.model_kind}; leave it out"
             )
 
 
 def run_train_corpus(args: argparse.Namespace) -> int:
-    """``train --corpus NAME`` or ``train --corpus-file PATH``: train, score the held-out English sentences."""
+    """``train --corpus NAME`` or ``train --corpus-file PATH``:
+    train, score the held-out English sentences."""
     try:
         path = (
             CORPORA[args.corpus]()
@@ -270,7 +298,8 @@ def run_train_corpus(args: argparse.Namespace) -> int:
         if config.data.subwords:
             if args.save:
                 raise InputError(
-                    "--save keeps word-level models only; leave it out with --subwords"
+                    "--save keeps word-level models only; leave it out "
+                    "with --subwords"
                 )
             cased = read_corpus(path, cased=True)
             pieces = run_pieces_experiment(
@@ -296,11 +325,14 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     if args.save:
         experiment.translator.save(args.save)
     print(
-        f"attention {summary['attention']} on {summary['device']}: {summary['n_train']} training pairs, "
-        f"{summary['train_steps']} steps in {summary['train_seconds']:.1f} s"
+        f"attention {summary['attention']} on {summary['device']}: "
+        f"{summary['n_train']} training pairs, "
+        f"{summary['train_steps']} steps in "
+        f"{summary['train_seconds']:.1f} s"
     )
     print(
-        f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on"
+        f"held out: {summary['n_sentences']} English sentences "
+        f"({summary['n_test']} pairs), never trained on"
     )
     search = (
         "greedy search"
@@ -308,10 +340,12 @@ def run_train_corpus(args: argparse.Namespace) -> int:
         else f"beam {experiment.config.beam_size}"
     )
     print(
-        f"BLEU            {summary['bleu']:.1f}   ({search}; every French translation a reference)"
+        f"BLEU            {summary['bleu']:.1f}   ({search}; every French "
+        "translation a reference)"
     )
     print(
-        f"BLEU, 1 ref.    {summary['bleu_single']:.1f}   (the first French translation the only reference)"
+        f"BLEU, 1 ref.    {summary['bleu_single']:.1f}   (the first "
+        "French translation the only reference)"
     )
     print(f"chrF            {summary['chrf']:.1f}")
     print(
@@ -319,7 +353,8 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     )
     print(f"exact match     {summary['exact_match']:.3f}")
     print(
-        f"BLEU, <unk> replaced through attention  {summary['bleu_unk_replaced']:.1f}"
+        "BLEU, <unk> replaced through attention  "
+        f"{summary['bleu_unk_replaced']:.1f}"
     )
     if args.save:
         print(f"saved to {args.save}")
@@ -331,18 +366,22 @@ def run_train_corpus(args: argparse.Namespace) -> int:
 def report_pieces(
     experiment: PiecesExperiment, args: argparse.Namespace
 ) -> int:
-    """Print a pieces run's summary: the scores on cased text and on lower-cased text, each with its
-    signature (JSON last with ``--json``)."""
+    """Print a pieces run's summary: the scores on cased text
+    and on lower-cased text, each with its signature (JSON last
+    with ``--json``)."""
     summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(args.corpus_file)
     evaluation = experiment.evaluation
     print(
-        f"{summary['subwords']:,} pieces per language, attention {experiment.config.model.attention} on "
-        f"{summary['device']}: {summary['n_train']} training pairs, {summary['train_steps']} steps in "
+        f"{summary['subwords']:,} pieces per language, attention "
+        f"{experiment.config.model.attention} on "
+        f"{summary['device']}: {summary['n_train']} training pairs, "
+        f"{summary['train_steps']} steps in "
         f"{summary['train_seconds']:.1f} s"
     )
     print(
-        f"held out: {summary['n_sentences']} English sentences ({summary['n_test']} pairs), never trained on; "
+        f"held out: {summary['n_sentences']} English sentences "
+        f"({summary['n_test']} pairs), never trained on; "
         f"{summary['n_sentences_unknown']} of them with an unknown piece"
     )
     for name, report in (
@@ -350,27 +389,33 @@ def report_pieces(
         ("lower-cased", evaluation.lowercased),
     ):
         print(
-            f"{name:<12} BLEU {report['bleu']:.1f} (every reference), {report['bleu_single']:.1f} (first "
-            f"reference only), chrF {report['chrf']:.1f}   {report['bleu_signature']}"
+            f"{name:<12} BLEU {report['bleu']:.1f} (every reference), "
+            f"{report['bleu_single']:.1f} (first "
+            f"reference only), chrF {report['chrf']:.1f}   "
+            f"{report['bleu_signature']}"
         )
     if args.json:
         print(json.dumps(summary))
     return 0
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # subwords: the recorded comparison of words and pieces
 
 
 def add_subwords_command(commands: SubCommands) -> None:
-    """Register ``subwords``: the word-level model and the pieces model, once per seed (the record the
-    real-sentences chapter shows)."""
+    """Register ``subwords``: the word-level model and the pieces model,
+    once per seed (the record the real-sentences chapter shows)."""
     parser = commands.add_parser(
         "subwords",
-        help="train the default real-sentence run over words and over pieces, once per seed",
-        description="Train the default 'train --corpus tatoeba' run over whole words and over subword "
-        "pieces, once per seed, one after the other, and print their held-out BLEU (every reference and "
-        "the first one), chrF and training seconds. Three seeds take about 15 minutes on 2 CPU cores.",
+        help="train the default real-sentence run over words and over "
+        "pieces, once per seed",
+        description="Train the default 'train --corpus tatoeba' run over "
+        "whole words and over subword "
+        "pieces, once per seed, one after the other, and print their "
+        "held-out BLEU (every reference and "
+        "the first one), chrF and training seconds. Three seeds take "
+        "about 15 minutes on 2 CPU cores.",
     )
     parser.add_argument(
         "--subwords",
@@ -402,7 +447,8 @@ def add_subwords_command(commands: SubCommands) -> None:
         metavar="PART",
         nargs="+",
         default=None,
-        help="train nothing: merge comparisons recorded with other seeds (side by side) into one",
+        help="train nothing: merge comparisons recorded with other seeds "
+        "(side by side) into one",
     )
     add_run_options(parser, device="cpu")
     parser.add_argument(
@@ -455,24 +501,28 @@ def run_subwords_command(args: argparse.Namespace) -> int:
 
 
 def _command_line(commands: Sequence[str] = ()) -> str:
-    """The command lines that made a record, ``;``-separated, with the folders of the JSON files left out
-    (they name the machine it ran on, not how to run it)."""
+    """The command lines that made a record, ``;``-separated, with the
+    folders of the JSON files left out (they name the machine it ran on,
+    not how to run it)."""
     lines = [*commands, " ".join(["python -m attnbook", *sys.argv[1:]])]
     return re.sub(r"\S*/([^/\s]+\.json)", r"\1", " ; ".join(lines))
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # evaluate
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    """The options ``evaluate`` and ``translate`` share: the checkpoint, the beam, the device, JSON."""
+    """The options ``evaluate`` and ``translate`` share:
+    the checkpoint, the beam, the device, JSON."""
     parser.add_argument(
         "--checkpoint",
         metavar="CKPT",
         default=None,
-        help="a file written by train --save (default: the model the book ships, the default "
-        "train --corpus tatoeba run, int8 weights: the one the real-sentences chapter runs in the page)",
+        help="a file written by train --save (default: the model the book "
+        "ships, the default "
+        "train --corpus tatoeba run, int8 weights: the one the "
+        "real-sentences chapter runs in the page)",
     )
     parser.add_argument(
         "--beam",
@@ -484,13 +534,18 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_evaluate_command(commands: SubCommands) -> None:
-    """Register ``evaluate``: score a saved model on a corpus file, every translation a reference."""
+    """Register ``evaluate``: score a saved model on a corpus file,
+    every translation a reference."""
     parser = commands.add_parser(
         "evaluate",
-        help="score a saved model on a corpus file (BLEU, chrF, exact match)",
-        description="Translate every distinct English sentence of the file once and score it against all "
-        "its French translations in the file (sacrebleu BLEU and chrF on detokenised lower-cased text, "
-        "13a tokenisation; BLEU with every translation a reference, and with the first only; the BLEU "
+        help="score a saved model on a corpus file (BLEU, chrF, exact "
+        "match)",
+        description="Translate every distinct English sentence of the "
+        "file once and score it against all "
+        "its French translations in the file (sacrebleu BLEU and chrF on "
+        "detokenised lower-cased text, "
+        "13a tokenisation; BLEU with every translation a reference, and "
+        "with the first only; the BLEU "
         "signature). Use sentences the model was not trained on.",
     )
     parser.add_argument(
@@ -504,7 +559,8 @@ def add_evaluate_command(commands: SubCommands) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    """Load the checkpoint and the file, translate, score, print (JSON last with ``--json``)."""
+    """Load the checkpoint and the file, translate, score, print (JSON last
+    with ``--json``)."""
     try:
         translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
@@ -512,7 +568,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
         if not pairs:
             raise InputError(
-                f"{args.corpus_file}: every English sentence is longer than the "
+                f"{args.corpus_file}: every English sentence is longer "
+                "than the "
                 f"{max_src_len} tokens this model accepts"
             )
         evaluation = evaluate_real(translator, pairs, beam_size=args.beam)
@@ -525,33 +582,42 @@ def run_evaluate(args: argparse.Namespace) -> int:
         "beam": args.beam,
     }
     print(
-        f"{summary['n_sentences']} English sentences ({len(pairs)} pairs; {summary['n_too_long']} longer than "
-        f"the model accepts left out); {summary['n_unknown']} source words unknown to the model"
+        f"{summary['n_sentences']} English sentences ({len(pairs)} pairs; "
+        f"{summary['n_too_long']} longer than "
+        f"the model accepts left out); {summary['n_unknown']} source "
+        "words unknown to the model"
     )
     print(
-        f"BLEU {summary['bleu']:.1f} (every translation a reference), {summary['bleu_single']:.1f} (the first "
-        f"only)  chrF {summary['chrf']:.1f}  exact match {summary['exact_match']:.3f}"
+        f"BLEU {summary['bleu']:.1f} (every translation a reference), "
+        f"{summary['bleu_single']:.1f} (the first "
+        f"only)  chrF {summary['chrf']:.1f}  exact match "
+        f"{summary['exact_match']:.3f}"
     )
     print(f"BLEU signature {summary['bleu_signature']} ({_case(summary)})")
     print(
-        f"with <unk> replaced through attention: BLEU {summary['bleu_unk_replaced']:.1f}"
+        "with <unk> replaced through attention: BLEU "
+        f"{summary['bleu_unk_replaced']:.1f}"
     )
     if args.json:
         print(json.dumps(summary))
     return 0
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # translate
 
 
 def add_translate_command(commands: SubCommands) -> None:
-    """Register ``translate``: one sentence, its translation and the attention behind it."""
+    """Register ``translate``: one sentence, its translation and the
+    attention behind it."""
     parser = commands.add_parser(
         "translate",
-        help="translate a sentence with a saved model and show its attention",
-        description="Translate one English sentence with a checkpoint written by train --save, and print "
-        "the attention weights as a table (rows: the French words written; columns: the English words "
+        help="translate a sentence with a saved model and show its "
+        "attention",
+        description="Translate one English sentence with a checkpoint "
+        "written by train --save, and print "
+        "the attention weights as a table (rows: the French words "
+        "written; columns: the English words "
         "read, <unk> for words the model does not know).",
     )
     parser.add_argument(
@@ -561,7 +627,8 @@ def add_translate_command(commands: SubCommands) -> None:
     parser.add_argument(
         "--replace-unknown",
         action="store_true",
-        help="copy the most attended English word where the model writes <unk>",
+        help="copy the most attended English word where the model writes "
+        "<unk>",
     )
     parser.add_argument(
         "--plot",
@@ -575,16 +642,19 @@ def add_translate_command(commands: SubCommands) -> None:
 def attention_table(
     weights: torch.Tensor, source: list[str], target: list[str]
 ) -> str:
-    """A compact text table of attention weights: one row per target token, one column per source token.
+    """A compact text table of attention weights:
+    one row per target token, one column per source token.
 
-    Each cell is the weight in hundredths (``.``` for less than 0.05), the row's largest marked with ``*``.
+    Each cell is the weight in hundredths (``.``` for less than 0.05),
+    the row's largest marked with ``*``.
 
     Shape:
         - weights: ``(len(target), len(source))``.
     """
     if tuple(weights.shape) != (len(target), len(source)):
         raise ValueError(
-            f"weights must have shape (len(target), len(source)) = ({len(target)}, {len(source)}), "
+            "weights must have shape (len(target), len(source)) = "
+            f"({len(target)}, {len(source)}), "
             f"got {tuple(weights.shape)}"
         )
     width = max(5, *(len(s) for s in source))
@@ -606,7 +676,8 @@ def attention_table(
 
 
 def run_translate(args: argparse.Namespace) -> int:
-    """Translate the sentence, print it and its attention table (JSON last with ``--json``)."""
+    """Translate the sentence, print it and its attention table (JSON last
+    with ``--json``)."""
     try:
         translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
@@ -615,8 +686,10 @@ def run_translate(args: argparse.Namespace) -> int:
             raise InputError("the sentence has no words to translate")
         if len(tokens) > max_src_len:
             raise InputError(
-                f"the sentence has {len(tokens)} tokens, more than the {max_src_len} this model "
-                "accepts (its max_src_len); shorten the sentence or train a model with a larger one"
+                f"the sentence has {len(tokens)} tokens, more than the "
+                f"{max_src_len} this model "
+                "accepts (its max_src_len); shorten the sentence or train "
+                "a model with a larger one"
             )
         result = translator.translate(tokens, beam_size=args.beam)
     except (InputError, ValueError) as error:
@@ -646,7 +719,8 @@ def run_translate(args: argparse.Namespace) -> int:
             print(f"heatmap saved to {args.plot}")
     else:
         print(
-            "this model has no attention (the no-attention baseline): there is no table to show"
+            "this model has no attention (the no-attention baseline): "
+            "there is no table to show"
         )
     if args.json:
         print(
@@ -668,19 +742,25 @@ def run_translate(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # compare-real
 
 
 def add_compare_command(commands: SubCommands) -> None:
-    """Register ``compare-real``: the GRU with attention beside the Transformer on the shipped pairs."""
+    """Register ``compare-real``: the GRU with attention beside the
+    Transformer on the shipped pairs."""
     parser = commands.add_parser(
         "compare-real",
-        help="train the GRU with attention and the Transformer on the shipped pairs, over seeds",
-        description="Train the GRU encoder-decoder with Bahdanau attention and the Transformer on the "
-        "shipped Tatoeba pairs with the defaults of train --corpus tatoeba (the same split, epochs, "
-        "batches and learning-rate schedule), once per seed, on the CPU with one thread; print each run's "
-        "held-out BLEU (every reference, and the first only), chrF and CPU seconds, and how often each "
+        help="train the GRU with attention and the Transformer on the "
+        "shipped pairs, over seeds",
+        description="Train the GRU encoder-decoder with Bahdanau "
+        "attention and the Transformer on the "
+        "shipped Tatoeba pairs with the defaults of train --corpus "
+        "tatoeba (the same split, epochs, "
+        "batches and learning-rate schedule), once per seed, on the CPU "
+        "with one thread; print each run's "
+        "held-out BLEU (every reference, and the first only), chrF and "
+        "CPU seconds, and how often each "
         "Transformer head looks where the GRU looks.",
     )
     parser.add_argument(
@@ -703,18 +783,19 @@ def add_compare_command(commands: SubCommands) -> None:
         default=None,
         help="also write the result as JSON to PATH",
     )
-    add_run_options(
-        parser, device="cpu", threads=False
-    )  # one CPU thread, set by the command
+    # one CPU thread, set by the command
+    add_run_options(parser, device="cpu", threads=False)
     parser.set_defaults(handler=run_compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    """Train and score every model and seed (one CPU thread), print the table; save with ``--save``."""
+    """Train and score every model and seed (one CPU thread), print the
+    table; save with ``--save``."""
     if args.device.type != "cpu":
         return _fail(
             ValueError(
-                "compare-real measures CPU seconds: it runs on the CPU only (--device cpu)"
+                "compare-real measures CPU seconds: it runs on the CPU "
+                "only (--device cpu)"
             )
         )
     torch.set_num_threads(1)
@@ -735,7 +816,8 @@ def run_compare(args: argparse.Namespace) -> int:
     print(realcompare.format_comparison(comparison))
     if args.save:
         print(
-            f"saved to {realcompare.save_comparison(comparison, args.save)}"
+            "saved to "
+            f"{realcompare.save_comparison(comparison, args.save)}"
         )
     if args.json:
         print(json.dumps(comparison.to_dict()))

@@ -1,4 +1,5 @@
-"""The bottom layer: devices and seeds, progress bars, named shapes, alignment matrices and recorded runs."""
+"""The bottom layer: devices and seeds, progress bars, named shapes,
+alignment matrices and recorded runs."""
 
 from attnbook.core.alignment import (
     alignment_matrix,

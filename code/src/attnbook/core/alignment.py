@@ -1,4 +1,5 @@
-"""Word alignments: the (target, source) links a translator draws, as a matrix a heatmap can show."""
+"""Word alignments: the (target, source) links a translator draws,
+as a matrix a heatmap can show."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ def alignment_matrix(
 ) -> torch.Tensor:
     """Turn hard alignment links into a row-stochastic matrix.
 
-    Each target word spreads one unit of weight evenly over the source words it is linked to, so a
-    target word linked to two source words (French "ne" to English "does" and "not") gets 0.5 on each.
+    Each target word spreads one unit of weight evenly over the source
+    words it is linked to, so a target word linked to two source words
+    (French "ne" to English "does" and "not") gets 0.5 on each.
     A target word with no link gets a row of zeros.
 
     Args:
-        links: ``(i, j)`` pairs: target position ``i`` is aligned to source position ``j`` (0-based).
+        links: ``(i, j)`` pairs: target position ``i`` is aligned to source
+            position ``j`` (0-based).
         tgt_len: the number of target words ``T``.
         src_len: the number of source words ``S``.
         dtype: the floating dtype of the result.
@@ -30,7 +33,8 @@ def alignment_matrix(
         ``(tgt_len, src_len)`` tensor whose linked rows sum to 1.
 
     Raises:
-        ValueError: a length is not positive, or a link falls outside the ``tgt_len x src_len`` grid.
+        ValueError: a length is not positive, or a link falls outside the
+            ``tgt_len x src_len`` grid.
 
     >>> # "he does not sleep" -> "il ne dort pas": "ne" and "pas" both link to "does" and "not"
     >>> alignment_matrix(
@@ -45,13 +49,15 @@ def alignment_matrix(
     """
     if tgt_len <= 0 or src_len <= 0:
         raise ValueError(
-            f"tgt_len and src_len must be positive, got tgt_len={tgt_len}, src_len={src_len}"
+            "tgt_len and src_len must be positive, got "
+            f"tgt_len={tgt_len}, src_len={src_len}"
         )
     matrix = torch.zeros(tgt_len, src_len, dtype=dtype)
     for i, j in links:
         if not (0 <= i < tgt_len and 0 <= j < src_len):
             raise ValueError(
-                f"link {(i, j)} is outside the {tgt_len} x {src_len} grid (target x source)"
+                f"link {(i, j)} is outside the {tgt_len} x {src_len} grid "
+                "(target x source)"
             )
         matrix[i, j] = 1.0
     row_sums = matrix.sum(dim=1, keepdim=True)
@@ -63,14 +69,16 @@ def alignment_matrix(
 def attention_entropy(
     weights: torch.Tensor, dim: int = -1
 ) -> torch.Tensor:
-    """Entropy ``H(alpha) = -sum_j alpha_j log alpha_j`` in nats of each attention distribution.
+    """Entropy ``H(alpha) = -sum_j alpha_j log alpha_j`` in nats of each
+    attention distribution.
 
-    Zero weights (masked or padded positions) contribute nothing (``0 log 0 = 0``). Uniform weights over
-    ``S`` positions give ``log S``; one-hot weights give 0.
+    Zero weights (masked or padded positions) contribute nothing
+    (``0 log 0 = 0``). Uniform weights over ``S`` positions give ``log S``;
+    one-hot weights give 0.
 
     Args:
-        weights: attention weights, non-negative and summing to 1 along ``dim``, e.g.
-            ``(batch, tgt_len, src_len)``.
+        weights: attention weights, non-negative and summing to 1 along
+            ``dim``, e.g. ``(batch, tgt_len, src_len)``.
         dim: the dimension holding the distribution.
 
     Returns:
@@ -81,20 +89,22 @@ def attention_entropy(
     ... )  # log 4, 0
     tensor([1.3863, 0.0000])
     """
-    return 0.0 - torch.xlogy(weights, weights).sum(
-        dim=dim
-    )  # 0.0 - x: no negative zero for one-hot rows
+    # 0.0 - x: no negative zero for one-hot rows
+    return 0.0 - torch.xlogy(weights, weights).sum(dim=dim)
 
 
 def row_distance(weights: torch.Tensor) -> torch.Tensor:
-    """The mean total-variation distance between the rows of one attention matrix (all pairs of rows).
+    """The mean total-variation distance between the rows of one attention
+    matrix (all pairs of rows).
 
-    ``TV(alpha_i, alpha_k) = 1/2 sum_j |alpha_ij - alpha_kj|`` is 0 for two identical rows and 1 for two
-    rows with no position in common. A decoder that looks at the same place at every step scores near 0,
+    ``TV(alpha_i, alpha_k) = 1/2 sum_j |alpha_ij - alpha_kj|`` is 0 for two
+    identical rows and 1 for two rows with no position in common.
+    A decoder that looks at the same place at every step scores near 0,
     one that moves along the sentence near 1.
 
     Args:
-        weights: one attention matrix, ``(tgt_len, src_len)``, each row a distribution.
+        weights: one attention matrix, ``(tgt_len, src_len)``,
+            each row a distribution.
 
     Returns:
         A 0-dim tensor; 0 when there is a single row.
@@ -109,7 +119,8 @@ def row_distance(weights: torch.Tensor) -> torch.Tensor:
     """
     if weights.dim() != 2:
         raise ValueError(
-            f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}"
+            "weights must be one (tgt_len, src_len) matrix, got shape "
+            f"{tuple(weights.shape)}"
         )
     n = weights.size(0)
     if n < 2:
@@ -121,7 +132,8 @@ def row_distance(weights: torch.Tensor) -> torch.Tensor:
 
 
 def argmax_moves(weights: torch.Tensor) -> torch.Tensor:
-    """The fraction of decoder steps whose most-attended position differs from the previous step's.
+    """The fraction of decoder steps whose most-attended position differs
+    from the previous step's.
 
     Args:
         weights: one attention matrix, ``(tgt_len, src_len)``.
@@ -139,7 +151,8 @@ def argmax_moves(weights: torch.Tensor) -> torch.Tensor:
     """
     if weights.dim() != 2:
         raise ValueError(
-            f"weights must be one (tgt_len, src_len) matrix, got shape {tuple(weights.shape)}"
+            "weights must be one (tgt_len, src_len) matrix, got shape "
+            f"{tuple(weights.shape)}"
         )
     if weights.size(0) < 2:
         return weights.new_zeros(())

@@ -1,9 +1,10 @@
 """The rule every configuration dataclass is validated by when it is built.
 
-A field's ``metadata`` may carry ``minimum`` and ``choices``; :func:`check_fields`, called from a
-configuration's ``__post_init__``, refuses a value outside them with a message that names the field. The
-command line (:mod:`attnbook.cli.flags`) reads the same metadata to build its flags, so a rule is written
-once, beside the field it constrains.
+A field's ``metadata`` may carry ``minimum`` and ``choices``;
+:func:`check_fields`, called from a configuration's ``__post_init__``,
+refuses a value outside them with a message that names the field.
+The command line (:mod:`attnbook.cli.flags`) reads the same metadata to
+build its flags, so a rule is written once, beside the field it constrains.
 
 >>> from dataclasses import dataclass, field
 >>> @dataclass(frozen=True)
@@ -24,10 +25,12 @@ from typing import Any
 
 
 def check_fields(config: Any) -> None:
-    """Check every field of a config dataclass against the ``minimum`` and ``choices`` of its metadata.
+    """Check every field of a config dataclass against the ``minimum`` and
+    ``choices`` of its metadata.
 
     Raises:
-        ValueError: a field is below its minimum or not one of its choices; the message names the field.
+        ValueError: a field is below its minimum or not one of its choices;
+            the message names the field.
     """
     for item in dataclasses.fields(config):
         minimum, choices = (
@@ -41,5 +44,6 @@ def check_fields(config: Any) -> None:
             )
         if choices is not None and value not in choices:
             raise ValueError(
-                f"{item.name} must be one of {tuple(choices)}, got {value!r}"
+                f"{item.name} must be one of {tuple(choices)}, got "
+                f"{value!r}"
             )

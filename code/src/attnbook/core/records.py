@@ -1,9 +1,12 @@
-"""Recorded runs: where and when a run happened, saving it as JSON, and the files the package ships.
+"""Recorded runs: where and when a run happened, saving it as JSON,
+and the files the package ships.
 
-A benchmark result and a study (:mod:`attnbook.benchmark`, :mod:`attnbook.studies.bottleneck`) are both
-recorded runs: each carries an :class:`Environment` and writes itself with ``to_dict()``, which
-:func:`save_result` stores as JSON. :func:`package_file` is the one way the package reads its own data
-files (the Tatoeba pairs, the recorded runs), and it works from a zipped install too.
+A benchmark result and a study (:mod:`attnbook.benchmark`,
+:mod:`attnbook.studies.bottleneck`) are both recorded runs:
+each carries an :class:`Environment` and writes itself with ``to_dict()``,
+which :func:`save_result` stores as JSON. :func:`package_file` is the one
+way the package reads its own data files (the Tatoeba pairs,
+the recorded runs), and it works from a zipped install too.
 
 >>> env = environment(torch.device("cpu"), threads=1)
 >>> env.device, env.threads
@@ -60,7 +63,8 @@ def _device_name(device: torch.device) -> str:
 
 
 def load_average() -> list[float] | None:
-    """The machine's 1, 5 and 15 minute load averages, rounded, or None where the system has none."""
+    """The machine's 1, 5 and 15 minute load averages, rounded,
+    or None where the system has none."""
     try:
         return [round(value, 2) for value in os.getloadavg()]
     except (AttributeError, OSError):
@@ -68,7 +72,8 @@ def load_average() -> list[float] | None:
 
 
 def environment(device: torch.device, threads: int) -> Environment:
-    """Where and when a run happens: date, device, versions, threads, CPU count and load."""
+    """Where and when a run happens: date, device, versions, threads,
+    CPU count and load."""
     return Environment(
         date=_dt.datetime.now(_dt.timezone.utc).isoformat(
             timespec="seconds"
@@ -86,13 +91,15 @@ def environment(device: torch.device, threads: int) -> Environment:
 
 
 class RecordedRun(Protocol):
-    """A run that can be recorded: a benchmark result, or a study of trained models."""
+    """A run that can be recorded: a benchmark result, or a study of
+    trained models."""
 
     def to_dict(self) -> dict[str, Any]: ...
 
 
 def save_result(result: RecordedRun, path: str | os.PathLike[str]) -> Path:
-    """Write a recorded run's ``to_dict()`` as indented JSON (creating the folder); return the path."""
+    """Write a recorded run's ``to_dict()`` as indented JSON (creating the
+    folder); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
@@ -102,15 +109,18 @@ def save_result(result: RecordedRun, path: str | os.PathLike[str]) -> Path:
 
 
 def package_file(name: str) -> Traversable:
-    """A file in the package's ``data`` folder (it may not exist: check ``.is_file()``)."""
+    """A file in the package's ``data`` folder (it may not exist: check
+    ``.is_file()``)."""
     return resources.files("attnbook") / "data" / name
 
 
 @contextlib.contextmanager
 def package_path(name: str) -> Iterator[Path]:
-    """A real path to a file of the package's ``data`` folder while the ``with`` block runs.
+    """A real path to a file of the package's ``data`` folder while the
+    ``with`` block runs.
 
-    From a zipped install the file is copied out for the block's duration; from a folder it is the file.
+    From a zipped install the file is copied out for the block's duration;
+    from a folder it is the file.
     """
     with resources.as_file(package_file(name)) as path:
         yield path

@@ -1,4 +1,5 @@
-"""Where code runs and how it is made repeatable: one device helper, one seed helper."""
+"""Where code runs and how it is made repeatable:
+one device helper, one seed helper."""
 
 from __future__ import annotations
 
@@ -14,15 +15,18 @@ def get_device(prefer: str = "auto") -> torch.device:
     """Return the device the book's code should run on.
 
     Args:
-        prefer: ``"auto"`` picks CUDA when present, then Apple's MPS, then the CPU. ``"cuda"``,
-            ``"mps"`` or ``"cpu"`` ask for that device and raise if it is not available.
+        prefer: ``"auto"`` picks CUDA when present, then Apple's MPS,
+            then the CPU. ``"cuda"``, ``"mps"`` or ``"cpu"`` ask for that
+            device and raise if it is not available.
 
     Returns:
         A :class:`torch.device`.
 
     Raises:
-        ValueError: ``prefer`` is not one of ``auto``, ``cuda``, ``mps``, ``cpu``.
-        RuntimeError: the requested accelerator is not available on this machine.
+        ValueError: ``prefer`` is not one of ``auto``, ``cuda``,
+            ``mps``, ``cpu``.
+        RuntimeError: the requested accelerator is not available on
+            this machine.
 
     >>> get_device("cpu")
     device(type='cpu')
@@ -46,24 +50,27 @@ def get_device(prefer: str = "auto") -> torch.device:
         return torch.device("cpu")
     if prefer == "cuda" and not cuda_ok:
         raise RuntimeError(
-            "prefer='cuda' but torch.cuda.is_available() is False on this machine"
+            "prefer='cuda' but torch.cuda.is_available() is False on this "
+            "machine"
         )
     if prefer == "mps" and not mps_ok:
         raise RuntimeError(
-            "prefer='mps' but torch.backends.mps.is_available() is False on this machine"
+            "prefer='mps' but torch.backends.mps.is_available() is False "
+            "on this machine"
         )
     return torch.device(prefer)
 
 
 def set_seed(seed: int) -> torch.Generator:
-    """Seed Python's, NumPy's and torch's generators (CPU and every GPU) with ``seed``.
+    """Seed Python's, NumPy's and torch's generators (CPU and every GPU)
+    with ``seed``.
 
     Args:
         seed: a non-negative integer.
 
     Returns:
-        A fresh CPU :class:`torch.Generator` seeded with ``seed``, for code that prefers an explicit
-        generator to the global one.
+        A fresh CPU :class:`torch.Generator` seeded with ``seed``,
+        for code that prefers an explicit generator to the global one.
 
     Raises:
         TypeError: ``seed`` is not an integer.

@@ -1,4 +1,5 @@
-"""Attention modules: the masked softmax, Bahdanau, Luong (global and local-p) and scaled dot-product attention, multi-head attention."""
+"""Attention modules: the masked softmax, Bahdanau, Luong (global and
+local-p) and scaled dot-product attention, multi-head attention."""
 
 from attnbook.layers.attention import (
     BahdanauAttention,

@@ -1,19 +1,25 @@
-"""Attention: a masked softmax, the score functions, and the attention modules the chapters build on.
+"""Attention: a masked softmax, the score functions, and the attention
+modules the chapters build on.
 
 Every module follows one call convention::
 
     context, attn_weights = attn(query, keys, values=None, mask=None)
 
-- ``query`` is ``(batch, query_dim)`` for one decoder step or ``(batch, tgt_len, query_dim)`` for all
-  steps at once; the outputs drop or keep the ``tgt_len`` axis to match.
-- ``values`` defaults to ``keys`` and may have its own feature size ``value_dim``.
-- ``mask`` is boolean ``(batch, src_len)`` and **True means "may attend"**: the polarity of
-  :func:`torch.nn.functional.scaled_dot_product_attention`, the *opposite* of the ``key_padding_mask`` of
-  :class:`torch.nn.MultiheadAttention` (where True means "ignore"). Masked positions get weight exactly 0;
-  a row with no attendable position gets all-zero weights and a zero context, never NaN.
+- ``query`` is ``(batch, query_dim)`` for one decoder step or ``(batch,
+  tgt_len, query_dim)`` for all steps at once;
+  the outputs drop or keep the ``tgt_len`` axis to match.
+- ``values`` defaults to ``keys`` and may have its own feature
+  size ``value_dim``.
+- ``mask`` is boolean ``(batch, src_len)`` and **True means "may attend"**:
+  the polarity of :func:`torch.nn.functional.scaled_dot_product_attention`,
+  the *opposite* of the ``key_padding_mask`` of
+  :class:`torch.nn.MultiheadAttention` (where True means "ignore").
+  Masked positions get weight exactly 0; a row with no attendable position
+  gets all-zero weights and a zero context, never NaN.
 
-Each module differs only in its score function, exposed as ``attn.scores(query, keys)``; the input
-checks, the softmax and the weighted sum are shared. The checks cost about 5% of a decoder step (see
+Each module differs only in its score function, exposed as
+``attn.scores(query, keys)``; the input checks, the softmax and the
+weighted sum are shared. The checks cost about 5% of a decoder step (see
 ``_Attention``).
 """
 
@@ -30,29 +36,36 @@ def masked_softmax(
 ) -> Tensor:
     """Softmax over ``dim`` in which masked positions get weight exactly 0.
 
-    Masked scores are replaced by the most negative finite number of the dtype (``torch.finfo(dtype).min``,
-    valid in every floating dtype, unlike ``-1e9`` which overflows float16), the softmax is taken, and the
-    masked weights are then set to exactly 0. A row with no attendable position therefore gives all-zero
-    weights rather than NaN. float16 and bfloat16 work as they are (PyTorch's softmax accumulates in
-    float32 internally), so the weights stay finite.
+    Masked scores are replaced by the most negative finite number of the
+    dtype (``torch.finfo(dtype).min``, valid in every floating dtype,
+    unlike ``-1e9`` which overflows float16), the softmax is taken,
+    and the masked weights are then set to exactly 0.
+    A row with no attendable position therefore gives all-zero weights
+    rather than NaN. float16 and bfloat16 work as they are (PyTorch's
+    softmax accumulates in float32 internally), so the weights stay finite.
 
     Args:
         scores: unnormalised attention scores of any floating dtype.
-        mask: boolean, **True = may attend** (the opposite of ``nn.MultiheadAttention``'s
-            ``key_padding_mask``), broadcastable to ``scores``. ``None`` attends everywhere.
+        mask: boolean, **True = may attend** (the opposite of
+            ``nn.MultiheadAttention``'s ``key_padding_mask``),
+            broadcastable to ``scores``. ``None`` attends everywhere.
         dim: the axis to normalise over, usually the source axis ``-1``.
 
     Returns:
-        Weights with the shape and dtype of ``scores``: non-negative, summing to one over the unmasked
-        positions of each row (and to zero over a fully masked row).
+        Weights with the shape and dtype of ``scores``:
+        non-negative, summing to one over the unmasked positions of each
+        row (and to zero over a fully masked row).
 
     Shape:
-        - scores: any, e.g. ``(batch, src_len)`` or ``(batch, tgt_len, src_len)``.
-        - mask: broadcastable to ``scores``, e.g. ``(batch, 1, src_len)`` for ``(batch, tgt_len, src_len)``.
+        - scores: any, e.g. ``(batch, src_len)`` or
+          ``(batch, tgt_len, src_len)``.
+        - mask: broadcastable to ``scores``, e.g. ``(batch, 1, src_len)``
+          for ``(batch, tgt_len, src_len)``.
         - output: the shape of ``scores``.
 
     Raises:
-        TypeError: ``scores`` is not a floating tensor, or ``mask`` is not a boolean tensor.
+        TypeError: ``scores`` is not a floating tensor, or ``mask`` is not
+            a boolean tensor.
         ValueError: ``mask`` does not broadcast to the shape of ``scores``.
 
     >>> scores = torch.tensor([[2.0, 1.0, 0.5], [1.0, 1.0, 1.0]])
@@ -77,22 +90,25 @@ def masked_softmax(
     _check_mask_dtype(mask)
     if not _broadcasts_to(mask.shape, scores.shape):
         raise ValueError(
-            f"mask must be broadcastable to the shape of scores {tuple(scores.shape)}, "
+            "mask must be broadcastable to the shape of scores "
+            f"{tuple(scores.shape)}, "
             f"got shape {tuple(mask.shape)}"
         )
     return _masked_softmax(scores, mask, dim)
 
 
 def _masked_softmax(scores: Tensor, mask: Tensor, dim: int = -1) -> Tensor:
-    """:func:`masked_softmax` without the checks, for callers that have checked their inputs."""
+    """:func:`masked_softmax` without the checks, for callers that have
+    checked their inputs."""
     blocked = ~mask
     filled = scores.masked_fill(blocked, torch.finfo(scores.dtype).min)
     return torch.softmax(filled, dim=dim).masked_fill(blocked, 0.0)
 
 
 def _broadcasts_to(shape: torch.Size, target: torch.Size) -> bool:
-    """Whether ``shape`` broadcasts to exactly ``target`` (a plain loop: ``torch.broadcast_shapes`` costs
-    about 20 microseconds, as much as the rest of a module's input checks together)."""
+    """Whether ``shape`` broadcasts to exactly ``target`` (a plain loop:
+    ``torch.broadcast_shapes`` costs about 20 microseconds, as much as the
+    rest of a module's input checks together)."""
     if len(shape) > len(target):
         return False
     return all(
@@ -111,7 +127,8 @@ def _check_mask_dtype(mask: object) -> None:
             else type(mask).__name__
         )
         raise TypeError(
-            f"mask must be a boolean tensor with True = may attend, got {got}; "
+            "mask must be a boolean tensor with True = may attend, got "
+            f"{got}; "
             "build one with a comparison such as `src_tokens != pad_id`"
         )
 
@@ -127,25 +144,32 @@ def _check_tensor(name: str, value: object) -> Tensor:
         )
     if not value.is_floating_point():
         raise TypeError(
-            f"{name} must be a floating-point tensor, got dtype {value.dtype}"
+            f"{name} must be a floating-point tensor, got dtype "
+            f"{value.dtype}"
         )
     return value
 
 
 class _Attention(nn.Module):
-    """The shared half of every attention module: input checks, masked softmax and weighted sum.
+    """The shared half of every attention module:
+    input checks, masked softmax and weighted sum.
 
-    A subclass sets ``query_dim`` and ``key_dim`` (``None`` for "any size") and implements
-    ``_score(query, keys, **score_args)``, which maps ``(batch, tgt_len, query_dim)`` and
-    ``(batch, src_len, key_dim)`` to raw scores ``(batch, tgt_len, src_len)``. Keyword arguments of
-    :meth:`forward` and :meth:`scores` beyond the four shared ones (Bahdanau's ``projected_keys``) pass
-    through to ``_check_score_args`` and then to ``_score``.
+    A subclass sets ``query_dim`` and ``key_dim`` (``None`` for "any size")
+    and implements ``_score(query, keys, **score_args)``, which maps
+    ``(batch, tgt_len, query_dim)`` and ``(batch, src_len, key_dim)``
+    to raw scores ``(batch, tgt_len, src_len)``.
+    Keyword arguments of :meth:`forward` and :meth:`scores` beyond the four
+    shared ones (Bahdanau's ``projected_keys``) pass through to
+    ``_check_score_args`` and then to ``_score``.
 
-    The input checks compare shapes, dtypes and devices and read no tensor's values, so they are cheap:
-    for one Bahdanau decoder step (batch 32, src_len 20, query, key and attention sizes 128, precomputed
-    keys, a mask, float32, one CPU thread) the checked call took about 5% longer than the same
-    arithmetic without the checks, and the checks alone about 2% of the step's time (medians of 200 interleaved runs of 20
-    steps, thread CPU time; ``tools/attention_check_overhead.py`` measures it).
+    The input checks compare shapes, dtypes and devices and read no
+    tensor's values, so they are cheap: for one Bahdanau decoder step
+    (batch 32, src_len 20, query, key and attention sizes 128,
+    precomputed keys, a mask, float32, one CPU thread) the checked call
+    took about 5% longer than the same arithmetic without the checks,
+    and the checks alone about 2% of the step's time (medians of 200
+    interleaved runs of 20 steps, thread CPU time;
+    ``tools/attention_check_overhead.py`` measures it).
     """
 
     query_dim: int | None = None
@@ -159,10 +183,12 @@ class _Attention(nn.Module):
     def _check_score_args(
         self, keys: Tensor, **score_args: Tensor
     ) -> None:
-        """Check the extra score arguments against ``keys``; this score takes none."""
+        """Check the extra score arguments against ``keys``;
+        this score takes none."""
         if score_args:
             raise TypeError(
-                f"{type(self).__name__} takes no arguments besides query, keys, values and mask, "
+                f"{type(self).__name__} takes no arguments besides query, "
+                "keys, values and mask, "
                 f"got {sorted(score_args)}"
             )
 
@@ -174,21 +200,26 @@ class _Attention(nn.Module):
         mask: Tensor | None = None,
         **score_args: Tensor,
     ) -> tuple[Tensor, Tensor]:
-        """Attend from ``query`` over ``keys`` and return ``(context, attn_weights)``.
+        """Attend from ``query`` over ``keys`` and return
+        ``(context, attn_weights)``.
 
         Args:
-            query: one decoder step ``(batch, query_dim)`` or all steps ``(batch, tgt_len, query_dim)``.
-            keys: the source states scored against the query, ``(batch, src_len, key_dim)``.
-            values: the source states averaged into the context, ``(batch, src_len, value_dim)``;
-                ``None`` uses ``keys``.
-            mask: boolean ``(batch, src_len)``, **True = may attend** (the opposite of
-                ``nn.MultiheadAttention``'s ``key_padding_mask``); ``None`` attends everywhere.
-            **score_args: what this module's score takes besides the query and the keys, e.g.
-                :class:`BahdanauAttention`'s ``projected_keys``.
+            query: one decoder step ``(batch, query_dim)`` or all steps
+                ``(batch, tgt_len, query_dim)``.
+            keys: the source states scored against the query,
+                ``(batch, src_len, key_dim)``.
+            values: the source states averaged into the context,
+                ``(batch, src_len, value_dim)``; ``None`` uses ``keys``.
+            mask: boolean ``(batch, src_len)``, **True = may attend** (the
+                opposite of ``nn.MultiheadAttention``'s
+                ``key_padding_mask``); ``None`` attends everywhere.
+            **score_args: what this module's score takes besides the query
+                and the keys, e.g. :class:`BahdanauAttention`'s
+                ``projected_keys``.
 
         Returns:
-            ``context``, ``(batch, [tgt_len,] value_dim)``, and ``attn_weights``,
-            ``(batch, [tgt_len,] src_len)``.
+            ``context``, ``(batch, [tgt_len,] value_dim)``, and
+            ``attn_weights``, ``(batch, [tgt_len,] src_len)``.
         """
         query_steps, values, one_step = self._check_inputs(
             query, keys, values, mask, score_args
@@ -203,7 +234,8 @@ class _Attention(nn.Module):
     def scores(
         self, query: Tensor, keys: Tensor, **score_args: Tensor
     ) -> Tensor:
-        """The raw scores, before the mask and the softmax: ``(batch, [tgt_len,] src_len)``."""
+        """The raw scores, before the mask and the softmax:
+        ``(batch, [tgt_len,] src_len)``."""
         query_steps, _, one_step = self._check_inputs(
             query, keys, score_args=score_args
         )
@@ -218,14 +250,16 @@ class _Attention(nn.Module):
         mask: Tensor | None = None,
         score_args: dict[str, Tensor] | None = None,
     ) -> tuple[Tensor, Tensor, bool]:
-        """Check shapes, dtypes and the mask; return query as ``(batch, tgt_len, query_dim)``."""
+        """Check shapes, dtypes and the mask; return query as ``(batch,
+        tgt_len, query_dim)``."""
         keys = _check_tensor("keys", keys)
         query = _check_tensor("query", query)
         if keys.dim() != 3 or (
             self.key_dim is not None and keys.shape[-1] != self.key_dim
         ):
             raise ValueError(
-                f"keys must have shape (batch, src_len, {_dim('key_dim', self.key_dim)}), "
+                "keys must have shape (batch, src_len, "
+                f"{_dim('key_dim', self.key_dim)}), "
                 f"got {tuple(keys.shape)}"
             )
         batch, src_len, key_dim = keys.shape
@@ -238,12 +272,15 @@ class _Attention(nn.Module):
             )
             raise ValueError(
                 f"query must have shape (batch, query_dim={query_dim}) or "
-                f"(batch, tgt_len, query_dim={query_dim}){same}, got {tuple(query.shape)}"
+                f"(batch, tgt_len, query_dim={query_dim}){same}, got "
+                f"{tuple(query.shape)}"
             )
         if query.shape[0] != batch:
             raise ValueError(
-                f"query and keys must have the same batch size: query has shape {tuple(query.shape)} "
-                f"(batch={query.shape[0]}), keys has shape {tuple(keys.shape)} (batch={batch})"
+                "query and keys must have the same batch size: query has "
+                f"shape {tuple(query.shape)} "
+                f"(batch={query.shape[0]}), keys has shape "
+                f"{tuple(keys.shape)} (batch={batch})"
             )
         if values is None:
             values = keys
@@ -251,14 +288,16 @@ class _Attention(nn.Module):
             values = _check_tensor("values", values)
             if values.dim() != 3 or values.shape[:2] != keys.shape[:2]:
                 raise ValueError(
-                    f"values must have shape (batch={batch}, src_len={src_len}, value_dim) to match "
+                    f"values must have shape (batch={batch}, "
+                    f"src_len={src_len}, value_dim) to match "
                     f"keys, got {tuple(values.shape)}"
                 )
         if mask is not None:
             _check_mask_dtype(mask)
             if mask.shape != (batch, src_len):
                 raise ValueError(
-                    f"mask must have shape (batch={batch}, src_len={src_len}) with True = may attend, "
+                    f"mask must have shape (batch={batch}, "
+                    f"src_len={src_len}) with True = may attend, "
                     f"got {tuple(mask.shape)}"
                 )
         self._check_dtype_and_device(query, keys, values, mask)
@@ -298,20 +337,25 @@ class _Attention(nn.Module):
         ):
             if name != "mask" and tensor.dtype != dtype:
                 raise TypeError(
-                    f"{name} must have dtype {dtype} to match {reference_name}, got {tensor.dtype}; "
-                    "convert one, e.g. attn.to(torch.float64) or keys.to(query.dtype)"
+                    f"{name} must have dtype {dtype} to match "
+                    f"{reference_name}, got {tensor.dtype}; "
+                    "convert one, e.g. attn.to(torch.float64) or "
+                    "keys.to(query.dtype)"
                 )
             if tensor is not None and tensor.device != device:
                 raise ValueError(
-                    f"{name} must be on {device} to match {reference_name}, got {tensor.device}; "
+                    f"{name} must be on {device} to match "
+                    f"{reference_name}, got {tensor.device}; "
                     "move them to one device"
                 )
 
     def _first_parameter(self) -> Tensor | None:
-        """The first parameter of the module or of a direct submodule; ``None`` if there is none.
+        """The first parameter of the module or of a direct submodule;
+        ``None`` if there is none.
 
-        A plain loop, because ``next(self.parameters())`` walks the modules through generators, which
-        costs more than the rest of the input checks together.
+        A plain loop, because ``next(self.parameters())`` walks the modules
+        through generators, which costs more than the rest of the input
+        checks together.
         """
         for module in (self, *self._modules.values()):
             for parameter in module._parameters.values():
@@ -323,18 +367,17 @@ class _Attention(nn.Module):
 def softmax_and_sum(
     raw_scores: Tensor, values: Tensor, mask: Tensor | None, one_step: bool
 ) -> tuple[Tensor, Tensor]:
-    """Masked softmax over the source axis, then the weighted sum of the values."""
+    """Masked softmax over the source axis, then the weighted sum of
+    the values."""
     if mask is None:
-        attn_weights = torch.softmax(
-            raw_scores, dim=-1
-        )  # (batch, tgt_len, src_len)
+        # (batch, tgt_len, src_len)
+        attn_weights = torch.softmax(raw_scores, dim=-1)
     else:
         attn_weights = _masked_softmax(
             raw_scores, mask.unsqueeze(1), dim=-1
         )  # mask: (batch, 1, src_len)
-    context = torch.bmm(
-        attn_weights, values
-    )  # (batch, tgt_len, value_dim)
+    # (batch, tgt_len, value_dim)
+    context = torch.bmm(attn_weights, values)
     if one_step:
         return context.squeeze(1), attn_weights.squeeze(1)
     return context, attn_weights
@@ -363,27 +406,35 @@ def _check_projected_keys(
             else type(projected_keys).__name__
         )
         raise ValueError(
-            f"projected_keys must have shape (batch={expected[0]}, src_len={expected[1]}, "
-            f"{size_name}={expected[2]}) as returned by attn.project_keys(keys), got {got}"
+            f"projected_keys must have shape (batch={expected[0]}, "
+            f"src_len={expected[1]}, "
+            f"{size_name}={expected[2]}) as returned by "
+            f"attn.project_keys(keys), got {got}"
         )
     if projected_keys.dtype != keys.dtype:
         raise TypeError(
-            f"projected_keys must have the dtype of keys ({keys.dtype}), got {projected_keys.dtype}; "
-            "compute it with attn.project_keys(keys) after moving the module and keys to one dtype"
+            f"projected_keys must have the dtype of keys ({keys.dtype}), "
+            f"got {projected_keys.dtype}; "
+            "compute it with attn.project_keys(keys) after moving the "
+            "module and keys to one dtype"
         )
     if projected_keys.device != keys.device:
         raise ValueError(
-            f"projected_keys must be on the device of keys ({keys.device}), got {projected_keys.device}"
+            "projected_keys must be on the device of keys "
+            f"({keys.device}), got {projected_keys.device}"
         )
 
 
 class BahdanauAttention(_Attention):
-    r"""Additive attention (Bahdanau et al., 2015): :math:`e_j = v^\top \tanh(W q + U k_j)`.
+    r"""Additive attention (Bahdanau et al., 2015):
+    :math:`e_j = v^\top \tanh(W q + U k_j)`.
 
-    The query ``q`` is the *previous* decoder state :math:`s_{i-1}` and the keys ``k_j`` are the encoder
-    states :math:`h_j`. The three parameters are bias-free: ``query_proj`` (:math:`W`), ``key_proj``
-    (:math:`U`) and ``v``. The key projection :math:`U h_j` does not depend on the decoder step, so it can
-    be computed once per source sentence and passed to every step as ``projected_keys``:
+    The query ``q`` is the *previous* decoder state :math:`s_{i-1}` and the
+    keys ``k_j`` are the encoder states :math:`h_j`.
+    The three parameters are bias-free: ``query_proj`` (:math:`W`),
+    ``key_proj`` (:math:`U`) and ``v``. The key projection :math:`U h_j`
+    does not depend on the decoder step, so it can be computed once per
+    source sentence and passed to every step as ``projected_keys``:
 
     >>> attn = BahdanauAttention(query_dim=6, key_dim=8, attn_dim=4)
     >>> encoder_states = torch.randn(2, 5, 8)  # (batch, src_len, key_dim)
@@ -405,10 +456,12 @@ class BahdanauAttention(_Attention):
     >>> attn_weights[1, 3:].tolist()  # the padding gets no weight
     [0.0, 0.0]
 
-    Weights of a module whose layers are named ``W1`` (the query projection), ``W2`` (the key projection)
-    and ``v`` load with :meth:`load_w1_w2_v_state_dict` or :meth:`from_w1_w2_v_state_dict`. Such modules
-    often take ``(enc_dim, dec_dim, attn_dim)``; this one takes ``(query_dim, key_dim, attn_dim)``: the
-    query comes first.
+    Weights of a module whose layers are named ``W1`` (the query
+    projection), ``W2`` (the key projection) and ``v`` load with
+    :meth:`load_w1_w2_v_state_dict` or :meth:`from_w1_w2_v_state_dict`.
+    Such modules often take ``(enc_dim, dec_dim, attn_dim)``;
+    this one takes ``(query_dim, key_dim, attn_dim)``:
+    the query comes first.
 
     Args:
         query_dim: feature size of the query (the decoder state).
@@ -417,12 +470,14 @@ class BahdanauAttention(_Attention):
 
     Shape:
         - query: ``(batch, query_dim)`` or ``(batch, tgt_len, query_dim)``.
-        - keys: ``(batch, src_len, key_dim)``; values: ``(batch, src_len, value_dim)``, default ``keys``.
-        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the opposite of
-          ``nn.MultiheadAttention``'s ``key_padding_mask``).
-        - projected_keys: ``(batch, src_len, attn_dim)``, from :meth:`project_keys`; ``None`` projects
-          the keys inside the call.
-        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
+        - keys: ``(batch, src_len, key_dim)``; values:
+          ``(batch, src_len, value_dim)``, default ``keys``.
+        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the
+          opposite of ``nn.MultiheadAttention``'s ``key_padding_mask``).
+        - projected_keys: ``(batch, src_len, attn_dim)``, from
+          :meth:`project_keys`; ``None`` projects the keys inside the call.
+        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights
+          ``(batch, [tgt_len,] src_len)``.
     """
 
     def __init__(
@@ -439,11 +494,13 @@ class BahdanauAttention(_Attention):
         self.v = nn.Linear(attn_dim, 1, bias=False)
 
     def project_keys(self, keys: Tensor) -> Tensor:
-        """Compute :math:`U k_j` for every source position: ``(batch, src_len, attn_dim)``."""
+        """Compute :math:`U k_j` for every source position:
+        ``(batch, src_len, attn_dim)``."""
         keys = _check_tensor("keys", keys)
         if keys.dim() != 3 or keys.shape[-1] != self.key_dim:
             raise ValueError(
-                f"keys must have shape (batch, src_len, key_dim={self.key_dim}), got {tuple(keys.shape)}"
+                "keys must have shape (batch, src_len, "
+                f"key_dim={self.key_dim}), got {tuple(keys.shape)}"
             )
         return self.key_proj(keys)
 
@@ -462,12 +519,10 @@ class BahdanauAttention(_Attention):
         projected_keys: Tensor | None = None,
     ) -> Tensor:
         if projected_keys is None:
-            projected_keys = self.key_proj(
-                keys
-            )  # (batch, src_len, attn_dim)
-        projected_query = self.query_proj(
-            query
-        )  # (batch, tgt_len, attn_dim)
+            # (batch, src_len, attn_dim)
+            projected_keys = self.key_proj(keys)
+        # (batch, tgt_len, attn_dim)
+        projected_query = self.query_proj(query)
         hidden = torch.tanh(
             projected_query.unsqueeze(2) + projected_keys.unsqueeze(1)
         )  # (b, tgt, src, attn)
@@ -476,15 +531,18 @@ class BahdanauAttention(_Attention):
     def load_w1_w2_v_state_dict(
         self, w1_w2_v_state_dict: dict[str, Tensor]
     ) -> None:
-        """Load weights named ``W1``, ``W2`` and ``v``: ``W1 -> query_proj``, ``W2 -> key_proj``, ``v -> v``.
+        """Load weights named ``W1``, ``W2`` and ``v``:
+        ``W1 -> query_proj``, ``W2 -> key_proj``, ``v -> v``.
 
         Args:
-            w1_w2_v_state_dict: the ``state_dict()`` of a module with bias-free ``W1`` (query projection,
-                ``(attn_dim, query_dim)``), ``W2`` (key projection, ``(attn_dim, key_dim)``) and ``v``
-                (``(1, attn_dim)``).
+            w1_w2_v_state_dict: the ``state_dict()`` of a module with
+                bias-free ``W1`` (query projection,
+                ``(attn_dim, query_dim)``), ``W2`` (key projection,
+                ``(attn_dim, key_dim)``) and ``v`` (``(1, attn_dim)``).
 
         Raises:
-            KeyError: a weight is missing. ValueError: a weight has the wrong shape.
+            KeyError: a weight is missing. ValueError:
+                a weight has the wrong shape.
 
         >>> attn = BahdanauAttention(query_dim=6, key_dim=8, attn_dim=4)
         >>> state = {
@@ -501,12 +559,15 @@ class BahdanauAttention(_Attention):
         for their_name, own_name in _W1_W2_V_TO_BAHDANAU:
             if their_name not in w1_w2_v_state_dict:
                 raise KeyError(
-                    f"the state dict has no {their_name!r}; it has {sorted(w1_w2_v_state_dict)}"
+                    f"the state dict has no {their_name!r}; it has "
+                    f"{sorted(w1_w2_v_state_dict)}"
                 )
             weight = w1_w2_v_state_dict[their_name]
             if weight.shape != own[own_name].shape:
                 raise ValueError(
-                    f"{their_name} must have shape {tuple(own[own_name].shape)} to load into {own_name}, "
+                    f"{their_name} must have shape "
+                    f"{tuple(own[own_name].shape)} to load into "
+                    f"{own_name}, "
                     f"got {tuple(weight.shape)}"
                 )
             renamed[own_name] = weight
@@ -516,9 +577,11 @@ class BahdanauAttention(_Attention):
     def from_w1_w2_v_state_dict(
         cls, w1_w2_v_state_dict: dict[str, Tensor]
     ) -> BahdanauAttention:
-        """Build a module of the right sizes from weights named ``W1``, ``W2``, ``v`` and load them.
+        """Build a module of the right sizes from weights named ``W1``,
+        ``W2``, ``v`` and load them.
 
-        The sizes are read from the weights, so the constructor's argument order cannot be mixed up.
+        The sizes are read from the weights, so the constructor's argument
+        order cannot be mixed up.
 
         >>> state = {
         ...     "W1.weight": torch.ones(4, 6),
@@ -543,44 +606,59 @@ _LUONG_SCORES = ("dot", "general", "concat", "location")
 
 
 class LuongAttention(_Attention):
-    r"""Multiplicative attention (Luong et al., 2015), a family of four scores.
+    r"""Multiplicative attention (Luong et al., 2015), a family of
+    four scores.
 
-    The query is the *current* top-layer decoder state :math:`h_t`; the keys are the encoder states
-    :math:`\bar h_s`. The score is chosen by ``score``:
+    The query is the *current* top-layer decoder state :math:`h_t`;
+    the keys are the encoder states :math:`\bar h_s`.
+    The score is chosen by ``score``:
 
-    - ``"dot"``: :math:`h_t^\top \bar h_s`. No parameters; needs ``query_dim == key_dim``.
-    - ``"general"``: :math:`h_t^\top W_a \bar h_s`, one bias-free ``key_proj`` with ``W_a`` of shape
-      ``(query_dim, key_dim)``. :math:`W_a \bar h_s` does not depend on the decoder step, so a decoder
-      that steps can compute it once per sentence with :meth:`project_keys` and pass it to every step
-      as ``projected_keys``, as with :class:`BahdanauAttention`.
-    - ``"concat"``: :math:`v_a^\top \tanh(W_a [h_t; \bar h_s])`, bias-free ``concat_proj``
-      (``W_a``, ``(attn_dim, query_dim + key_dim)``) and ``v``; ``attn_dim`` defaults to ``key_dim``.
-    - ``"location"``: :math:`a_t = \mathrm{softmax}(W_a h_t)`, from the query alone. ``location_proj``
-      maps the query to ``max_src_len`` scores, one per source *position*, so ``max_src_len`` must be
-      fixed at construction; the scores beyond the batch's ``src_len`` are cut off, and a longer source is
-      an error. The keys are used only for their length and as default values.
+    - ``"dot"``: :math:`h_t^\top \bar h_s`. No parameters;
+      needs ``query_dim == key_dim``.
+    - ``"general"``: :math:`h_t^\top W_a \bar h_s`, one bias-free
+      ``key_proj`` with ``W_a`` of shape ``(query_dim, key_dim)``.
+      :math:`W_a \bar h_s` does not depend on the decoder step,
+      so a decoder that steps can compute it once per sentence with
+      :meth:`project_keys` and pass it to every step as ``projected_keys``,
+      as with :class:`BahdanauAttention`.
+    - ``"concat"``: :math:`v_a^\top \tanh(W_a [h_t; \bar h_s])`,
+      bias-free ``concat_proj`` (``W_a``, ``(attn_dim, query_dim +
+      key_dim)``) and ``v``; ``attn_dim`` defaults to ``key_dim``.
+    - ``"location"``: :math:`a_t = \mathrm{softmax}(W_a h_t)`,
+      from the query alone. ``location_proj`` maps the query to
+      ``max_src_len`` scores, one per source *position*, so ``max_src_len``
+      must be fixed at construction; the scores beyond the batch's
+      ``src_len`` are cut off, and a longer source is an error.
+      The keys are used only for their length and as default values.
 
     Args:
         query_dim: feature size of the query (the decoder state).
         key_dim: feature size of the keys (the encoder states).
         score: ``"dot"``, ``"general"``, ``"concat"`` or ``"location"``.
-        attn_dim: hidden size of the concat score; ``None`` means ``key_dim``. Ignored by other scores.
-        max_src_len: the longest source the location score handles; required by it, ignored by others.
+        attn_dim: hidden size of the concat score;
+            ``None`` means ``key_dim``. Ignored by other scores.
+        max_src_len: the longest source the location score handles;
+            required by it, ignored by others.
 
     Shape:
         - query: ``(batch, query_dim)`` or ``(batch, tgt_len, query_dim)``.
-        - keys: ``(batch, src_len, key_dim)``; values: ``(batch, src_len, value_dim)``, default ``keys``.
-        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the opposite of
-          ``nn.MultiheadAttention``'s ``key_padding_mask``).
-        - projected_keys (``"general"`` only): ``(batch, src_len, query_dim)``, from :meth:`project_keys`;
+        - keys: ``(batch, src_len, key_dim)``; values:
+          ``(batch, src_len, value_dim)``, default ``keys``.
+        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the
+          opposite of ``nn.MultiheadAttention``'s ``key_padding_mask``).
+        - projected_keys (``"general"`` only):
+          ``(batch, src_len, query_dim)``, from :meth:`project_keys`;
           ``None`` projects the keys inside the call.
-        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
+        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights
+          ``(batch, [tgt_len,] src_len)``.
 
     Raises:
-        ValueError: an unknown ``score``; ``"dot"`` with ``query_dim != key_dim``; ``"location"`` without
-            ``max_src_len``; at call time, a source longer than ``max_src_len`` or ``projected_keys`` of
-            the wrong shape.
-        TypeError: at call time, ``projected_keys`` given to a score other than ``"general"``.
+        ValueError: an unknown ``score``; ``"dot"`` with
+            ``query_dim != key_dim``; ``"location"`` without
+            ``max_src_len``; at call time, a source longer than
+            ``max_src_len`` or ``projected_keys`` of the wrong shape.
+        TypeError: at call time, ``projected_keys`` given to a score other
+            than ``"general"``.
 
     >>> attn = LuongAttention(query_dim=8, key_dim=16, score="general")
     >>> context, attn_weights = attn(
@@ -591,7 +669,8 @@ class LuongAttention(_Attention):
     >>> LuongAttention(query_dim=8, key_dim=16, score="dot")
     Traceback (most recent call last):
         ...
-    ValueError: score='dot' needs query_dim == key_dim, got query_dim=8 and key_dim=16; use score='general' ...
+    ValueError: score='dot' needs query_dim == key_dim, got query_dim=8 and
+    key_dim=16; use score='general' ...
     """
 
     def __init__(
@@ -609,14 +688,16 @@ class LuongAttention(_Attention):
             )
         if score == "dot" and query_dim != key_dim:
             raise ValueError(
-                f"score='dot' needs query_dim == key_dim, got query_dim={query_dim} and key_dim={key_dim}; "
+                "score='dot' needs query_dim == key_dim, got "
+                f"query_dim={query_dim} and key_dim={key_dim}; "
                 "use score='general' to compare states of different sizes"
             )
         if score == "location" and (
             max_src_len is None or max_src_len < 1
         ):
             raise ValueError(
-                f"score='location' needs a positive max_src_len, got {max_src_len!r}"
+                "score='location' needs a positive max_src_len, got "
+                f"{max_src_len!r}"
             )
         self.query_dim, self.key_dim, self.score = (
             query_dim,
@@ -630,9 +711,8 @@ class LuongAttention(_Attention):
         )
         self.max_src_len = max_src_len if score == "location" else None
         if score == "general":
-            self.key_proj = nn.Linear(
-                key_dim, query_dim, bias=False
-            )  # W_a
+            # W_a
+            self.key_proj = nn.Linear(key_dim, query_dim, bias=False)
         elif score == "concat":
             self.concat_proj = nn.Linear(
                 query_dim + key_dim, self.attn_dim, bias=False
@@ -644,7 +724,8 @@ class LuongAttention(_Attention):
             )  # W_a
 
     def project_keys(self, keys: Tensor) -> Tensor:
-        """The general score's :math:`W_a \\bar h_s` for every source position: ``(batch, src_len, query_dim)``.
+        """The general score's :math:`W_a \\bar h_s` for every source
+        position: ``(batch, src_len, query_dim)``.
 
         >>> attn = LuongAttention(query_dim=4, key_dim=6, score="general")
         >>> query, keys = torch.randn(2, 3, 4), torch.randn(2, 5, 6)
@@ -657,12 +738,14 @@ class LuongAttention(_Attention):
         """
         if self.score != "general":
             raise ValueError(
-                f"project_keys belongs to the general score (W_a h_s); this module's score is {self.score!r}"
+                "project_keys belongs to the general score (W_a h_s); "
+                f"this module's score is {self.score!r}"
             )
         keys = _check_tensor("keys", keys)
         if keys.dim() != 3 or keys.shape[-1] != self.key_dim:
             raise ValueError(
-                f"keys must have shape (batch, src_len, key_dim={self.key_dim}), got {tuple(keys.shape)}"
+                "keys must have shape (batch, src_len, "
+                f"key_dim={self.key_dim}), got {tuple(keys.shape)}"
             )
         return self.key_proj(keys)
 
@@ -670,9 +753,8 @@ class LuongAttention(_Attention):
         self, keys: Tensor, **score_args: Tensor
     ) -> None:
         if self.score != "general" or set(score_args) - {"projected_keys"}:
-            super()._check_score_args(
-                keys, **score_args
-            )  # only the general score takes projected_keys
+            # only the general score takes projected_keys
+            super()._check_score_args(keys, **score_args)
         elif score_args.get("projected_keys") is not None:
             expected = (*keys.shape[:2], self.query_dim)
             _check_projected_keys(
@@ -690,45 +772,56 @@ class LuongAttention(_Attention):
             return query @ keys.transpose(1, 2)
         if self.score == "general":
             if projected_keys is None:
-                projected_keys = self.key_proj(
-                    keys
-                )  # W_a h_s: (batch, src_len, query_dim)
+                # W_a h_s: (batch, src_len, query_dim)
+                projected_keys = self.key_proj(keys)
             return query @ projected_keys.transpose(1, 2)
         if self.score == "concat":
             tgt_len = query.shape[1]
-            # every query beside every key: (batch, tgt_len, src_len, query_dim) and (..., key_dim)
+            # every query beside every key: (batch, tgt_len, src_len,
+            # query_dim) and (..., key_dim)
             query_rows = query.unsqueeze(2).expand(-1, -1, src_len, -1)
             key_columns = keys.unsqueeze(1).expand(-1, tgt_len, -1, -1)
-            pairs = torch.cat(
-                [query_rows, key_columns], dim=-1
-            )  # [h_t; h_s] for every pair (t, s)
+            # [h_t; h_s] for every pair (t, s)
+            pairs = torch.cat([query_rows, key_columns], dim=-1)
             return self.v(torch.tanh(self.concat_proj(pairs))).squeeze(-1)
         if src_len > self.max_src_len:
             raise ValueError(
-                f"keys has src_len={src_len} but this location score was built with "
-                f"max_src_len={self.max_src_len}; build it with a larger max_src_len"
+                f"keys has src_len={src_len} but this location score was "
+                "built with "
+                f"max_src_len={self.max_src_len}; build it with a larger "
+                "max_src_len"
             )
         return self.location_proj(query)[..., :src_len]
 
     def extra_repr(self) -> str:
-        return f"query_dim={self.query_dim}, key_dim={self.key_dim}, score={self.score!r}"
+        return (
+            f"query_dim={self.query_dim}, key_dim={self.key_dim}, "
+            f"score={self.score!r}"
+        )
 
 
 class ScaledDotProductAttention(_Attention):
-    r"""Scaled dot-product attention (Vaswani et al., 2017): :math:`q^\top k_j / \sqrt{d}`.
+    r"""Scaled dot-product attention (Vaswani et al., 2017):
+    :math:`q^\top k_j / \sqrt{d}`.
 
-    No parameters. ``d`` is the key size; the query must have the same size. Dividing by :math:`\sqrt{d}`
-    keeps the scores' spread near one for unit-variance inputs, so the softmax does not saturate. With the
-    same mask it equals :func:`torch.nn.functional.scaled_dot_product_attention` on every row with at least
-    one attendable position. A fully masked row gives zero weights and a zero context here; what SDPA
-    returns for it depends on the PyTorch version and backend (NaN in older releases, zeros in newer ones).
+    No parameters. ``d`` is the key size; the query must have the same
+    size. Dividing by :math:`\sqrt{d}` keeps the scores' spread near one
+    for unit-variance inputs, so the softmax does not saturate.
+    With the same mask it equals
+    :func:`torch.nn.functional.scaled_dot_product_attention` on every row
+    with at least one attendable position.
+    A fully masked row gives zero weights and a zero context here;
+    what SDPA returns for it depends on the PyTorch version and backend
+    (NaN in older releases, zeros in newer ones).
 
     Shape:
-        - query: ``(batch, d)`` or ``(batch, tgt_len, d)``; keys: ``(batch, src_len, d)``.
+        - query: ``(batch, d)`` or ``(batch, tgt_len, d)``;
+          keys: ``(batch, src_len, d)``.
         - values: ``(batch, src_len, value_dim)``, default ``keys``.
-        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the opposite of
-          ``nn.MultiheadAttention``'s ``key_padding_mask``).
-        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights ``(batch, [tgt_len,] src_len)``.
+        - mask: ``(batch, src_len)``, boolean, **True = may attend** (the
+          opposite of ``nn.MultiheadAttention``'s ``key_padding_mask``).
+        - outputs: context ``(batch, [tgt_len,] value_dim)``, attn_weights
+          ``(batch, [tgt_len,] src_len)``.
 
     >>> attn = ScaledDotProductAttention()
     >>> query, keys = (

@@ -1,21 +1,26 @@
-r"""Multi-head attention, the Transformer's attention, built from the book's scaled dot product.
+r"""Multi-head attention, the Transformer's attention, built from the
+book's scaled dot product.
 
-One head is Luong's scaled dot score over *projected* queries, keys and values:
+One head is Luong's scaled dot score over *projected* queries,
+keys and values:
 
 .. math::
 
-    \mathrm{head}_\eta = \mathrm{softmax}\!\left(
-        \frac{(Q W^Q_\eta)(K W^K_\eta)^\top}{\sqrt{d_{\text{head}}}}\right) V W^V_\eta,
-    \qquad
-    \mathrm{MultiHead}(Q, K, V) = [\mathrm{head}_1; \dots; \mathrm{head}_{n_{\text{head}}}]\, W^O.
+    \mathrm{head}_\eta = \mathrm{softmax}\!\left( \frac{(Q W^Q_\eta)(K
+        W^K_\eta)^\top}{\sqrt{d_{\text{head}}}}\right) V W^V_\eta,
+    \qquad \mathrm{MultiHead}(Q, K, V) = [\mathrm{head}_1;
+    \dots; \mathrm{head}_{n_{\text{head}}}]\, W^O.
 
-With ``num_heads`` heads (:math:`n_{\text{head}}`) of size ``head_dim = embed_dim / num_heads``
-(:math:`d_{\text{head}}`) it costs about what one head of size ``embed_dim`` costs, but each head has
-its own softmax, so different heads can look at different positions at once.
+With ``num_heads`` heads (:math:`n_{\text{head}}`) of size ``head_dim =
+embed_dim / num_heads`` (:math:`d_{\text{head}}`) it costs about what one
+head of size ``embed_dim`` costs, but each head has its own softmax,
+so different heads can look at different positions at once.
 
-The call follows the package's convention, ``context, weights = mha(query, keys, values=None,
-mask=None)``, with the mask's polarity **True = may attend**: the opposite of ``key_padding_mask`` and
-``attn_mask`` of :class:`torch.nn.MultiheadAttention` (where True means "ignore"). Convert with ``~mask``.
+The call follows the package's convention, ``context, weights = mha(query,
+keys, values=None, mask=None)``, with the mask's polarity **True = may
+attend**: the opposite of ``key_padding_mask`` and ``attn_mask`` of
+:class:`torch.nn.MultiheadAttention` (where True means "ignore").
+Convert with ``~mask``.
 """
 
 from __future__ import annotations
@@ -35,11 +40,13 @@ from attnbook.layers.attention import (
 def causal_mask(
     length: int, *, device: torch.device | str | None = None
 ) -> Tensor:
-    """The boolean ``(length, length)`` mask that lets position ``i`` attend to positions ``0 ... i``.
+    """The boolean ``(length, length)`` mask that lets position ``i``
+    attend to positions ``0 ... i``.
 
-    True on and below the diagonal (**True = may attend**), so no position sees the future. Add a batch
-    axis (``causal_mask(n)[None]``) or combine it with a padding mask by broadcasting
-    (``pad_mask[:, None, :] & causal_mask(n)``) to pass it to :class:`MultiHeadAttention`.
+    True on and below the diagonal (**True = may attend**), so no position
+    sees the future. Add a batch axis (``causal_mask(n)[None]``)
+    or combine it with a padding mask by broadcasting (``pad_mask[:, None,
+    :] & causal_mask(n)``) to pass it to :class:`MultiHeadAttention`.
 
     Args:
         length: the sequence length.
@@ -63,38 +70,52 @@ def causal_mask(
 class MultiHeadAttention(nn.Module):
     r"""Multi-head scaled dot-product attention (Vaswani et al., 2017).
 
-    The query, keys and values are projected to ``embed_dim`` features each (``query_proj``,
-    ``key_proj``, ``value_proj``), split into ``num_heads`` heads of ``head_dim = embed_dim // num_heads``
-    features, attended head by head with the scaled dot score :math:`q^\top k / \sqrt{d_{\text{head}}}`, and the
-    heads' contexts are concatenated and projected by ``out_proj``. Self-attention passes one sequence
-    as query and keys; cross-attention passes the decoder's states as query and the encoder's as keys.
+    The query, keys and values are projected to ``embed_dim`` features each
+    (``query_proj``, ``key_proj``, ``value_proj``), split into
+    ``num_heads`` heads of ``head_dim = embed_dim // num_heads`` features,
+    attended head by head with the scaled dot score :math:`q^\top k /
+    \sqrt{d_{\text{head}}}`, and the heads' contexts are concatenated and
+    projected by ``out_proj``. Self-attention passes one sequence as query
+    and keys; cross-attention passes the decoder's states as query and the
+    encoder's as keys.
 
-    A masked position gets weight exactly 0; a row with no attendable position gets all-zero weights
-    (and a context equal to ``out_proj``'s bias), never NaN, where :class:`torch.nn.MultiheadAttention`
-    returns NaN. float16 and bfloat16 stay finite. :meth:`from_torch` copies the weights of a
-    :class:`torch.nn.MultiheadAttention`; the initialisation is the same as its (Xavier-uniform
-    projections, zero biases).
+    A masked position gets weight exactly 0;
+    a row with no attendable position gets all-zero weights (and a context
+    equal to ``out_proj``'s bias), never NaN, where
+    :class:`torch.nn.MultiheadAttention` returns NaN. float16 and bfloat16
+    stay finite. :meth:`from_torch` copies the weights of a
+    :class:`torch.nn.MultiheadAttention`; the initialisation is the same as
+    its (Xavier-uniform projections, zero biases).
 
     Args:
-        embed_dim: the feature size of the query and of the output; divisible by ``num_heads``.
+        embed_dim: the feature size of the query and of the output;
+            divisible by ``num_heads``.
         num_heads: the number of heads :math:`n_{\text{head}}`.
         kdim: the feature size of the keys; ``None`` means ``embed_dim``.
-        vdim: the feature size of the values; ``None`` means ``kdim``, so that ``values=None`` (the keys)
+        vdim: the feature size of the values;
+            ``None`` means ``kdim``, so that ``values=None`` (the keys)
             works (``nn.MultiheadAttention`` takes ``embed_dim`` instead).
         bias: give the four projections a bias.
 
     Shape:
         - query: ``(batch, tgt_len, embed_dim)``.
-        - keys: ``(batch, src_len, kdim)``; values: ``(batch, src_len, vdim)``, default ``keys``.
-        - mask: boolean, **True = may attend**, ``(batch, src_len)`` (padding) or
-          ``(batch or 1, tgt_len, src_len)`` (for example :func:`causal_mask` with a batch axis);
-          ``None`` attends everywhere. ``nn.MultiheadAttention``'s ``key_padding_mask`` is ``~mask``.
-        - outputs: context ``(batch, tgt_len, embed_dim)``; weights ``(batch, num_heads, tgt_len, src_len)``,
-          one attention matrix per head (average over axis 1 for ``nn.MultiheadAttention``'s default).
+        - keys: ``(batch, src_len, kdim)``; values:
+          ``(batch, src_len, vdim)``, default ``keys``.
+        - mask: boolean, **True = may attend**, ``(batch, src_len)``
+          (padding) or ``(batch or 1, tgt_len, src_len)`` (for example
+          :func:`causal_mask` with a batch axis);
+          ``None`` attends everywhere. ``nn.MultiheadAttention``'s
+          ``key_padding_mask`` is ``~mask``.
+        - outputs: context ``(batch, tgt_len, embed_dim)``;
+          weights ``(batch, num_heads, tgt_len, src_len)``, one attention
+          matrix per head (average over axis 1 for
+          ``nn.MultiheadAttention``'s default).
 
     Raises:
-        ValueError: ``embed_dim`` not divisible by ``num_heads``; at call time, a wrong shape.
-        TypeError: at call time, a float or integer mask, or inputs of another dtype than the module.
+        ValueError: ``embed_dim`` not divisible by ``num_heads``;
+            at call time, a wrong shape.
+        TypeError: at call time, a float or integer mask, or inputs of
+            another dtype than the module.
 
     >>> mha = MultiHeadAttention(embed_dim=8, num_heads=2)
     >>> states = torch.randn(3, 5, 8)  # (batch, seq_len, embed_dim)
@@ -127,16 +148,17 @@ class MultiHeadAttention(nn.Module):
                 )
         if embed_dim % num_heads != 0:
             raise ValueError(
-                f"embed_dim must be divisible by num_heads, got embed_dim={embed_dim} and "
-                f"num_heads={num_heads} (embed_dim % num_heads = {embed_dim % num_heads})"
+                "embed_dim must be divisible by num_heads, got "
+                f"embed_dim={embed_dim} and "
+                f"num_heads={num_heads} (embed_dim % num_heads = "
+                f"{embed_dim % num_heads})"
             )
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.head_dim = embed_dim // num_heads
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = self.kdim if vdim is None else vdim
-        self.query_proj = nn.Linear(
-            embed_dim, embed_dim, bias=bias
-        )  # W^Q, all heads side by side
+        # W^Q, all heads side by side
+        self.query_proj = nn.Linear(embed_dim, embed_dim, bias=bias)
         self.key_proj = nn.Linear(self.kdim, embed_dim, bias=bias)  # W^K
         self.value_proj = nn.Linear(self.vdim, embed_dim, bias=bias)  # W^V
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)  # W^O
@@ -158,21 +180,18 @@ class MultiHeadAttention(nn.Module):
         values: Tensor | None = None,
         mask: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
-        """Attend from every query position over the keys; return ``(context, weights)`` (see the class)."""
+        """Attend from every query position over the keys;
+        return ``(context, weights)`` (see the class)."""
         values = keys if values is None else values
         head_mask = self._check_inputs(query, keys, values, mask)
-        q = self._split_heads(
-            self.query_proj(query)
-        )  # (batch, heads, tgt_len, head_dim)
-        k = self._split_heads(
-            self.key_proj(keys)
-        )  # (batch, heads, src_len, head_dim)
-        v = self._split_heads(
-            self.value_proj(values)
-        )  # (batch, heads, src_len, head_dim)
-        scores = (
-            q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
-        )  # (batch, heads, tgt_len, src_len)
+        # (batch, heads, tgt_len, head_dim)
+        q = self._split_heads(self.query_proj(query))
+        # (batch, heads, src_len, head_dim)
+        k = self._split_heads(self.key_proj(keys))
+        # (batch, heads, src_len, head_dim)
+        v = self._split_heads(self.value_proj(values))
+        # (batch, heads, tgt_len, src_len)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
         weights = masked_softmax(scores, head_mask)
         heads = weights @ v  # (batch, heads, tgt_len, head_dim)
         batch, _, tgt_len, _ = heads.shape
@@ -182,7 +201,8 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(merged), weights
 
     def _split_heads(self, projected: Tensor) -> Tensor:
-        """``(batch, len, embed_dim)`` to ``(batch, num_heads, len, head_dim)``."""
+        """``(batch, len, embed_dim)`` to ``(batch, num_heads,
+        len, head_dim)``."""
         batch, length, _ = projected.shape
         return projected.view(
             batch, length, self.num_heads, self.head_dim
@@ -195,7 +215,8 @@ class MultiHeadAttention(nn.Module):
         values: Tensor,
         mask: Tensor | None,
     ) -> Tensor | None:
-        """Check shapes, dtypes and the mask; return the mask shaped to broadcast over the heads."""
+        """Check shapes, dtypes and the mask; return the mask shaped to
+        broadcast over the heads."""
         for name, tensor, size in (
             ("query", query, ("tgt_len", "embed_dim", self.embed_dim)),
             ("keys", keys, ("src_len", "kdim", self.kdim)),
@@ -204,14 +225,17 @@ class MultiHeadAttention(nn.Module):
             _check_tensor(name, tensor)
             if tensor.dim() != 3 or tensor.shape[-1] != size[2]:
                 raise ValueError(
-                    f"{name} must have shape (batch, {size[0]}, {size[1]}={size[2]}), got {tuple(tensor.shape)}"
+                    f"{name} must have shape (batch, {size[0]}, "
+                    f"{size[1]}={size[2]}), got {tuple(tensor.shape)}"
                 )
         batch, tgt_len, _ = query.shape
         src_len = keys.shape[1]
         if keys.shape[0] != batch or values.shape[:2] != keys.shape[:2]:
             raise ValueError(
-                f"query, keys and values must share the batch size and keys and values the length: got "
-                f"query {tuple(query.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}"
+                "query, keys and values must share the batch size and "
+                "keys and values the length: got "
+                f"query {tuple(query.shape)}, keys {tuple(keys.shape)}, "
+                f"values {tuple(values.shape)}"
             )
         dtype = self.query_proj.weight.dtype
         for name, tensor in (
@@ -221,7 +245,8 @@ class MultiHeadAttention(nn.Module):
         ):
             if tensor.dtype != dtype:
                 raise TypeError(
-                    f"{name} must have the module's dtype {dtype}, got {tensor.dtype}; "
+                    f"{name} must have the module's dtype {dtype}, got "
+                    f"{tensor.dtype}; "
                     f"convert one, e.g. mha.to({tensor.dtype})"
                 )
         if mask is None:
@@ -239,7 +264,8 @@ class MultiHeadAttention(nn.Module):
             return mask[:, None, :, :]  # (batch or 1, 1, tgt_len, src_len)
         raise ValueError(
             f"mask must have shape (batch={batch}, src_len={src_len}) or "
-            f"(batch={batch} or 1, tgt_len={tgt_len}, src_len={src_len}) with True = may attend, "
+            f"(batch={batch} or 1, tgt_len={tgt_len}, src_len={src_len}) "
+            "with True = may attend, "
             f"got {tuple(mask.shape)}"
         )
 
@@ -247,24 +273,30 @@ class MultiHeadAttention(nn.Module):
     def from_torch(
         cls, module: nn.MultiheadAttention
     ) -> MultiHeadAttention:
-        """A module with the weights of ``module``, giving the same outputs (in eval mode).
+        """A module with the weights of ``module``, giving the same outputs
+        (in eval mode).
 
-        ``nn.MultiheadAttention`` stores the three input projections either stacked in ``in_proj_weight``
-        (when ``kdim == vdim == embed_dim``) or as ``q_proj_weight``, ``k_proj_weight``,
-        ``v_proj_weight``; both are handled. Its dropout is not copied (this module has none): compare the
-        two in eval mode. Call the copy with ``mask = ~key_padding_mask`` (and ``~attn_mask``).
+        ``nn.MultiheadAttention`` stores the three input projections either
+        stacked in ``in_proj_weight`` (when ``kdim == vdim == embed_dim``)
+        or as ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``;
+        both are handled. Its dropout is not copied (this module has none):
+        compare the two in eval mode. Call the copy with
+        ``mask = ~key_padding_mask`` (and ``~attn_mask``).
 
         Raises:
             TypeError: ``module`` is not an ``nn.MultiheadAttention``.
-            ValueError: ``module`` uses ``add_bias_kv`` or ``add_zero_attn``, which this module lacks.
+            ValueError: ``module`` uses ``add_bias_kv`` or
+                ``add_zero_attn``, which this module lacks.
         """
         if not isinstance(module, nn.MultiheadAttention):
             raise TypeError(
-                f"module must be a torch.nn.MultiheadAttention, got {type(module).__name__}"
+                "module must be a torch.nn.MultiheadAttention, got "
+                f"{type(module).__name__}"
             )
         if module.bias_k is not None or module.add_zero_attn:
             raise ValueError(
-                "module must not use add_bias_kv or add_zero_attn: this module has no such keys"
+                "module must not use add_bias_kv or add_zero_attn: this "
+                "module has no such keys"
             )
         has_bias = module.in_proj_bias is not None
         mha = cls(
@@ -275,9 +307,8 @@ class MultiHeadAttention(nn.Module):
             bias=has_bias,
         )
         reference = module.out_proj.weight
-        mha.to(
-            device=reference.device, dtype=reference.dtype
-        )  # before copying, so no digit is lost
+        # before copying, so no digit is lost
+        mha.to(device=reference.device, dtype=reference.dtype)
         if module.in_proj_weight is not None:
             weights = module.in_proj_weight.chunk(3)
         else:
@@ -305,4 +336,7 @@ class MultiHeadAttention(nn.Module):
         return mha
 
     def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, kdim={self.kdim}, vdim={self.vdim}"
+        return (
+            f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+            f"kdim={self.kdim}, vdim={self.vdim}"
+        )

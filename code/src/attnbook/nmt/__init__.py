@@ -1,5 +1,6 @@
-"""Translation: sentence pairs and vocabularies, the toy grammar and the Tatoeba corpus, the seq2seq and
-Transformer models, search, the translator, training, and the metrics that score translations and attention."""
+"""Translation: sentence pairs and vocabularies, the toy grammar and the
+Tatoeba corpus, the seq2seq and Transformer models, search, the translator,
+training, and the metrics that score translations and attention."""
 
 from attnbook.nmt.alignment_metrics import (
     AlignmentScores,

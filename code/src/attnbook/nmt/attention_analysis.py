@@ -1,15 +1,20 @@
-"""Reading a trained model's attention: where it looks, against the truth, and what it needs.
+"""Reading a trained model's attention: where it looks, against the truth,
+and what it needs.
 
-- :func:`teacher_forced_attention`: the weights while the model reads the reference translations.
-- :func:`alignment_accuracy`: how often the attention's largest weight falls on a source word that the
-  target word truly translates (the toy grammar of :mod:`attnbook.nmt.grammar` knows), overall and by word
+- :func:`teacher_forced_attention`: the weights while the model reads the
+  reference translations.
+- :func:`alignment_accuracy`: how often the attention's largest weight
+  falls on a source word that the target word truly translates (the toy
+  grammar of :mod:`attnbook.nmt.grammar` knows), overall and by word
   category; an :class:`AlignmentResult`.
 - :func:`head_alignment_accuracy`: the same for every layer and head of a
   :class:`~attnbook.nmt.transformer.Transformer`'s cross-attention.
-- :class:`AttentionSnapshots`: a hook for :func:`~attnbook.nmt.training.train` that keeps one pair's
-  attention at every validation, to watch an alignment emerge as the model trains.
-- :func:`accuracy_with_forced_attention`: an intervention. Override the attention of one category of
-  words and measure the accuracy on them.
+- :class:`AttentionSnapshots`: a hook for
+  :func:`~attnbook.nmt.training.train` that keeps one pair's attention at
+  every validation, to watch an alignment emerge as the model trains.
+- :func:`accuracy_with_forced_attention`: an intervention.
+  Override the attention of one category of words and measure the accuracy
+  on them.
 
 >>> import torch
 >>> from attnbook.nmt.attention_analysis import alignment_accuracy
@@ -66,13 +71,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AlignmentResult:
-    """How often the attention's argmax falls on a source word the target word truly translates.
+    """How often the attention's argmax falls on a source word the target
+    word truly translates.
 
     Attributes:
         accuracy: over all scored target tokens.
         by_category: the accuracy for each word category present.
         counts: the number of scored tokens per category.
-        argmax: for each pair, the source position each target token attends to most.
+        argmax: for each pair, the source position each target token
+            attends to most.
     """
 
     accuracy: float
@@ -98,11 +105,13 @@ def teacher_forced_attention(
     pairs: Sequence[SentencePair],
     batch_size: int = 256,
 ) -> list[Tensor]:
-    """The model's attention weights while it reads the reference translations (teacher forcing).
+    """The model's attention weights while it reads the reference
+    translations (teacher forcing).
 
     Returns:
-        For each pair, ``(len(target) + 1, len(source) + 1)`` weights on the CPU: rows for the target
-        tokens and ``<eos>``, columns for the source tokens and ``<eos>``.
+        For each pair, ``(len(target) + 1, len(source) + 1)`` weights on
+        the CPU: rows for the target tokens and ``<eos>``, columns for the
+        source tokens and ``<eos>``.
 
     Raises:
         ValueError: the model has no attention.
@@ -128,19 +137,26 @@ def teacher_forced_attention(
 
 @dataclass
 class AttentionSnapshots:
-    """One pair's teacher-forced attention at every validation of a training run: a hook for ``train``.
+    """One pair's teacher-forced attention at every validation of a
+    training run: a hook for ``train``.
 
-    Pass it as ``train(..., on_validation=snapshots)`` (or ``TrainingRun(..., on_validation=snapshots)``);
-    after each validation it stores the step, the validation loss and :func:`teacher_forced_attention`
-    of ``pair``. Call it once before training, ``snapshots(0, validation_loss(translator, val_pairs))``,
-    to keep the untrained model's weights as the first snapshot. Reading the weights draws no random
-    number and changes no weight, so the run trains exactly as it would without it.
+    Pass it as ``train(..., on_validation=snapshots)`` (or
+    ``TrainingRun(..., on_validation=snapshots)``);
+    after each validation it stores the step, the validation loss and
+    :func:`teacher_forced_attention` of ``pair``.
+    Call it once before training, ``snapshots(0,
+    validation_loss(translator, val_pairs))``, to keep the untrained
+    model's weights as the first snapshot. Reading the weights draws no
+    random number and changes no weight, so the run trains exactly as it
+    would without it.
 
     Attributes:
         translator: the model being trained and its vocabularies.
         pair: the sentence pair whose attention is kept.
-        steps, val_losses: the step and the validation loss of each snapshot.
-        weights: each snapshot's ``(len(target) + 1, len(source) + 1)`` weights, on the CPU.
+        steps, val_losses: the step and the validation loss of
+            each snapshot.
+        weights: each snapshot's ``(len(target) + 1, len(source)
+            + 1)`` weights, on the CPU.
         seconds: the time spent taking the snapshots.
 
     >>> from attnbook.nmt import (
@@ -207,19 +223,23 @@ class AttentionSnapshots:
 def alignment_accuracy(
     translator: Translator, pairs: Sequence[SentencePair]
 ) -> AlignmentResult:
-    """Score the attention's argmax against the grammar's true alignment, overall and by word category.
+    """Score the attention's argmax against the grammar's true alignment,
+    overall and by word category.
 
-    The model reads each reference translation under teacher forcing, so every target word is scored
-    in its correct context even where the model's own translation differs. A target word counts as
-    aligned when its largest attention weight falls on one of the source positions the grammar links it
-    to (``<eos>`` rows are not scored).
+    The model reads each reference translation under teacher forcing,
+    so every target word is scored in its correct context even where the
+    model's own translation differs. A target word counts as aligned when
+    its largest attention weight falls on one of the source positions the
+    grammar links it to (``<eos>`` rows are not scored).
 
     Raises:
-        ValueError: a pair has no true alignment, or the model has no attention.
+        ValueError: a pair has no true alignment, or the model has
+            no attention.
     """
     if not all(p.has_alignment for p in pairs):
         raise ValueError(
-            "alignment accuracy needs pairs with true alignments (the toy grammar's)"
+            "alignment accuracy needs pairs with true alignments (the toy "
+            "grammar's)"
         )
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
@@ -250,8 +270,8 @@ def _forced_positions(
     category: str,
     position: Callable[[SentencePair, int], int] | None,
 ) -> tuple[Tensor, Tensor]:
-    """``(positions, selected)``: the source position to force for each target word (-1: none) and which
-    target words are of ``category``."""
+    """``(positions, selected)``: the source position to force for each
+    target word (-1: none) and which target words are of ``category``."""
     positions = torch.full(shape, -1, dtype=torch.long)
     selected = torch.zeros(shape, dtype=torch.bool)
     for row, pair in enumerate(pairs):
@@ -272,26 +292,32 @@ def accuracy_with_forced_attention(
     position: Callable[[SentencePair, int], int] | None,
     batch_size: int = 256,
 ) -> float:
-    """Teacher-forced accuracy on the target words of one category, with their attention overridden.
+    """Teacher-forced accuracy on the target words of one category,
+    with their attention overridden.
 
-    An intervention in the spirit of Jain and Wallace (2019): for every target word of ``category`` the
-    attention distribution is replaced by a one-hot distribution on source position
-    ``position(pair, i)`` (so the context is exactly that position's encoder state), and the model
-    predicts the word from there. Other words keep the model's own attention. ``position=None`` changes
-    nothing and gives the model's own accuracy on those words.
+    An intervention in the spirit of Jain and Wallace (2019):
+    for every target word of ``category`` the attention distribution is
+    replaced by a one-hot distribution on source position
+    ``position(pair, i)`` (so the context is exactly that position's
+    encoder state), and the model predicts the word from there.
+    Other words keep the model's own attention.
+    ``position=None`` changes nothing and gives the model's own accuracy on
+    those words.
 
     Args:
         translator: a model with attention, and its vocabularies.
         pairs: pairs with word categories (the toy grammar's).
         category: the word category to intervene on, e.g. ``"article"``.
-        position: maps ``(pair, target_index)`` to the source position to attend to (``len(pair.source)``
-            is the source ``<eos>``); ``None`` for no intervention.
+        position: maps ``(pair, target_index)`` to the source position to
+            attend to (``len(pair.source)`` is the source ``<eos>``);
+            ``None`` for no intervention.
 
     Returns:
         The fraction of the category's words predicted correctly.
 
     Raises:
-        ValueError: the model has no attention, or no pair has a word of ``category``.
+        ValueError: the model has no attention, or no pair has a word
+            of ``category``.
     """
     _require_attention(translator, "there is nothing to override")
     attention = translator.model.decoder.attention
@@ -304,7 +330,8 @@ def accuracy_with_forced_attention(
         kwargs: dict,
         output: tuple[Tensor, Tensor],
     ):
-        """Replace the weights (and so the context) of the selected target words by a one-hot choice."""
+        """Replace the weights (and so the context) of the selected target
+        words by a one-hot choice."""
         called = signature.bind(
             *args, **kwargs
         ).arguments  # the call's arguments, by name
@@ -367,14 +394,18 @@ def head_alignment_accuracy(
     pairs: Sequence[SentencePair],
     batch_size: int = 256,
 ) -> Tensor:
-    """Alignment accuracy of every layer's and head's cross-attention against the grammar's true links.
+    """Alignment accuracy of every layer's and head's cross-attention
+    against the grammar's true links.
 
-    As :func:`~attnbook.nmt.attention_analysis.alignment_accuracy` does for one attention: the model reads
-    each reference translation (teacher forcing), and a target word counts as aligned when the head's
-    largest weight falls on a source position the grammar links it to (``<eos>`` rows are not scored).
+    As :func:`~attnbook.nmt.attention_analysis.alignment_accuracy` does for
+    one attention: the model reads each reference translation (teacher
+    forcing), and a target word counts as aligned when the head's largest
+    weight falls on a source position the grammar links it to (``<eos>``
+    rows are not scored).
 
     Args:
-        translator: a :class:`~attnbook.nmt.transformer.Transformer` with its vocabularies.
+        translator: a :class:`~attnbook.nmt.transformer.Transformer` with
+            its vocabularies.
         pairs: pairs with true alignments (the toy grammar's).
 
     Returns:
@@ -385,7 +416,8 @@ def head_alignment_accuracy(
     """
     if not all(p.has_alignment for p in pairs):
         raise ValueError(
-            "alignment accuracy needs pairs with true alignments (the toy grammar's)"
+            "alignment accuracy needs pairs with true alignments (the toy "
+            "grammar's)"
         )
     model = translator.model
     hits = torch.zeros(model.config.num_layers, model.config.num_heads)

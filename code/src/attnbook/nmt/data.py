@@ -1,8 +1,11 @@
-"""Sentence pairs, vocabularies, and padded batches with masks: what every model of the book reads.
+"""Sentence pairs, vocabularies, and padded batches with masks:
+what every model of the book reads.
 
-A :class:`SentencePair` holds one source and one target sentence as tokens (and, for the toy grammar of
-:mod:`attnbook.nmt.grammar`, the true word alignment). A :class:`Vocab` maps tokens to ids; :func:`make_batch`
-and :func:`iterate_batches` pad pairs into tensors with masks (**True = a real token, may be attended to**).
+A :class:`SentencePair` holds one source and one target sentence as tokens
+(and, for the toy grammar of :mod:`attnbook.nmt.grammar`, the true word
+alignment). A :class:`Vocab` maps tokens to ids;
+:func:`make_batch` and :func:`iterate_batches` pad pairs into tensors with
+masks (**True = a real token, may be attended to**).
 
 >>> from attnbook.nmt.data import SentencePair, Vocab, make_batch
 >>> pair = SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"))
@@ -31,19 +34,24 @@ SPECIALS = (PAD, SOS, EOS, UNK)
 
 @dataclass(frozen=True)
 class SentencePair:
-    """One English sentence, its French translation and, for the toy grammar, the true alignment.
+    """One English sentence, its French translation and, for the toy
+    grammar, the true alignment.
 
     Attributes:
         source: the English tokens ``x_1 ... x_S`` (no ``<eos>``).
         target: the French tokens ``y_1 ... y_T`` (no ``<sos>``/``<eos>``).
-        alignment: for each target token, the source positions (0-based) it translates, sure or only
-            possible (Och and Ney's :math:`P`); ``()`` when unknown (a real corpus). French ``ne`` and
-            ``pas`` both align to English ``does not``; ``regarde`` aligns to ``looks at``.
-        categories: for each target token, its word category (one of :data:`attnbook.nmt.grammar.CATEGORIES`); ``()`` when
-            unknown.
-        sure: for each target token, the positions of its ``alignment`` that are *sure* links (Och and
-            Ney's :math:`S`); the others are only *possible* (``ne`` and ``pas``: sure on ``not``,
-            possible on ``does``). ``()`` for the whole pair: every link is sure.
+        alignment: for each target token, the source positions (0-based)
+            it translates, sure or only possible (Och and Ney's :math:`P`);
+            ``()`` when unknown (a real corpus).
+            French ``ne`` and ``pas`` both align to English ``does not``;
+            ``regarde`` aligns to ``looks at``.
+        categories: for each target token, its word category (one of
+            :data:`attnbook.nmt.grammar.CATEGORIES`); ``()`` when unknown.
+        sure: for each target token, the positions of its ``alignment``
+            that are *sure* links (Och and Ney's :math:`S`);
+            the others are only *possible* (``ne`` and ``pas``: sure on
+            ``not``, possible on ``does``). ``()`` for the whole pair:
+            every link is sure.
     """
 
     source: tuple[str, ...]
@@ -55,33 +63,39 @@ class SentencePair:
     def __post_init__(self) -> None:
         if self.alignment and len(self.alignment) != len(self.target):
             raise ValueError(
-                f"alignment has {len(self.alignment)} entries but target has {len(self.target)} tokens"
+                f"alignment has {len(self.alignment)} entries but target "
+                f"has {len(self.target)} tokens"
             )
         if self.categories and len(self.categories) != len(self.target):
             raise ValueError(
-                f"categories has {len(self.categories)} entries but target has {len(self.target)} tokens"
+                f"categories has {len(self.categories)} entries but "
+                f"target has {len(self.target)} tokens"
             )
         if self.sure:
             if len(self.sure) != len(self.alignment):
                 raise ValueError(
-                    f"sure has {len(self.sure)} entries but alignment has {len(self.alignment)}"
+                    f"sure has {len(self.sure)} entries but alignment has "
+                    f"{len(self.alignment)}"
                 )
             for i, (sure, sources) in enumerate(
                 zip(self.sure, self.alignment, strict=True)
             ):
                 if not set(sure) <= set(sources):
                     raise ValueError(
-                        f"sure[{i}]={sure} must be a subset of alignment[{i}]={sources} (a sure link is a link)"
+                        f"sure[{i}]={sure} must be a subset of "
+                        f"alignment[{i}]={sources} (a sure link is a link)"
                     )
 
     @property
     def has_alignment(self) -> bool:
-        """Whether the pair carries a true alignment (the toy grammar's pairs do; a corpus's do not)."""
+        """Whether the pair carries a true alignment (the toy grammar's
+        pairs do; a corpus's do not)."""
         return bool(self.alignment)
 
     def links(self) -> list[tuple[int, int]]:
-        """The alignment as ``(target_position, source_position)`` links, sure and possible (Och and Ney's
-        :math:`P`), e.g. for a heatmap's outline."""
+        """The alignment as ``(target_position, source_position)``
+        links, sure and possible (Och and Ney's :math:`P`), e.g. for a
+        heatmap's outline."""
         return [
             (i, j)
             for i, sources in enumerate(self.alignment)
@@ -89,9 +103,11 @@ class SentencePair:
         ]
 
     def sure_links(self) -> list[tuple[int, int]]:
-        """The sure links (Och and Ney's :math:`S \\subseteq P`), as ``(target_position, source_position)``.
+        """The sure links (Och and Ney's :math:`S \\subseteq P`),
+        as ``(target_position, source_position)``.
 
-        The alignment error rate wants every sure link found and accepts a possible one::
+        The alignment error rate wants every sure link found and accepts a
+        possible one::
 
             alignment_error_rate(weights, pair.sure_links(), pair.links())
 
@@ -108,17 +124,21 @@ class SentencePair:
         ]
 
     def noun_of(self, i: int) -> int:
-        """The target position of the noun that the article or adjective at target position ``i`` agrees with.
+        """The target position of the noun that the article or adjective at
+        target position ``i`` agrees with.
 
-        French articles and adjectives take their gender and number from the noun: ``la`` in
-        ``la petite souris`` is decided by ``souris``. Needs the pair's word categories.
+        French articles and adjectives take their gender and number from
+        the noun: ``la`` in ``la petite souris`` is decided by ``souris``.
+        Needs the pair's word categories.
 
         Raises:
-            ValueError: the word at ``i`` is not an article or an adjective, or the pair has no categories.
+            ValueError: the word at ``i`` is not an article or an
+                adjective, or the pair has no categories.
         """
         if not self.categories:
             raise ValueError(
-                "this pair has no word categories (only the toy grammar's pairs do)"
+                "this pair has no word categories (only the toy grammar's "
+                "pairs do)"
             )
         category = self.categories[i]
         if category in ("article", "adjective_before"):
@@ -130,14 +150,17 @@ class SentencePair:
         if category == "adjective_after":
             return max(k for k in range(i) if self.categories[k] == "noun")
         raise ValueError(
-            f"target word {i} ({self.target[i]!r}) is a {category}, not an article or adjective"
+            f"target word {i} ({self.target[i]!r}) is a {category}, not "
+            "an article or adjective"
         )
 
     def with_source_reversed(self) -> SentencePair:
-        """The pair with its English words in reverse order and its links moved with them.
+        """The pair with its English words in reverse order and its links
+        moved with them.
 
-        Sutskever et al. (2014) fed the source reversed to an encoder-decoder without attention: the
-        first words of the two sentences, which the decoder needs first, then lie close together.
+        Sutskever et al. (2014) fed the source reversed to an
+        encoder-decoder without attention: the first words of the two
+        sentences, which the decoder needs first, then lie close together.
 
         >>> pair = SentencePair(
         ...     ("the", "cat", "sleeps"),
@@ -171,15 +194,18 @@ class SentencePair:
 
 
 LENGTH_BUCKETS = ((1, 8), (9, 13), (14, 18), (19, 25))
-"""Source-length buckets (inclusive token counts) for reporting accuracy against sentence length."""
+"""Source-length buckets (inclusive token counts) for reporting accuracy
+against sentence length."""
 
 
 def length_bucket(
     src_len: int, buckets: Sequence[tuple[int, int]] = LENGTH_BUCKETS
 ) -> str:
-    """Name the bucket of a sentence of ``src_len`` source tokens, e.g. ``"9-13"``.
+    """Name the bucket of a sentence of ``src_len`` source tokens,
+    e.g. ``"9-13"``.
 
-    A length beyond the last bucket gets ``"26+"`` style names (one past the last upper bound).
+    A length beyond the last bucket gets ``"26+"`` style names (one past
+    the last upper bound).
 
     Raises:
         ValueError: ``src_len`` is below the first bucket.
@@ -197,16 +223,17 @@ def length_bucket(
     )
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Vocabularies and batches
 
 
 class Vocab:
-    """A token <-> id table whose first four ids are ``<pad>``, ``<sos>``, ``<eos>`` and ``<unk>``.
+    """A token <-> id table whose first four ids are ``<pad>``,
+    ``<sos>``, ``<eos>`` and ``<unk>``.
 
     Args:
-        tokens: the ordinary tokens, in the order their ids should follow the specials; duplicates and
-            specials are ignored.
+        tokens: the ordinary tokens, in the order their ids should follow
+            the specials; duplicates and specials are ignored.
 
     >>> vocab = Vocab.build(
     ...     [["le", "chat"], ["le", "chien"]]
@@ -233,7 +260,8 @@ class Vocab:
     def build(
         cls, sentences: Iterable[Sequence[str]], min_count: int = 1
     ) -> Vocab:
-        """Make a vocabulary of the tokens seen at least ``min_count`` times, most frequent first."""
+        """Make a vocabulary of the tokens seen at least ``min_count``
+        times, most frequent first."""
         counts = Counter(
             token for sentence in sentences for token in sentence
         )
@@ -245,7 +273,8 @@ class Vocab:
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        """All tokens, specials first, in id order (what a checkpoint stores)."""
+        """All tokens, specials first, in id order (what a
+        checkpoint stores)."""
         return self._tokens
 
     def __len__(self) -> int:
@@ -261,14 +290,19 @@ class Vocab:
         return hash(self._tokens)
 
     def __repr__(self) -> str:
-        return f"Vocab({len(self)} tokens: {', '.join(self._tokens[4:10])}, ...)"
+        return (
+            f"Vocab({len(self)} tokens: {', '.join(self._tokens[4:10])}, "
+            "...)"
+        )
 
     def id(self, token: str) -> int:
-        """The id of ``token``; ``<unk>``'s id for a token the vocabulary does not know."""
+        """The id of ``token``; ``<unk>``'s id for a token the vocabulary
+        does not know."""
         return self._ids.get(token, self.unk_id)
 
     def unknown(self, tokens: Iterable[str]) -> list[str]:
-        """The tokens of ``tokens`` that this vocabulary does not know (they would become ``<unk>``)."""
+        """The tokens of ``tokens`` that this vocabulary does not know
+        (they would become ``<unk>``)."""
         return [t for t in tokens if t not in self._ids]
 
     def encode(
@@ -279,21 +313,25 @@ class Vocab:
         add_eos: bool = True,
         max_len: int | None = None,
     ) -> list[int]:
-        """Turn tokens into ids; unknown tokens become ``<unk>`` (count them with :meth:`unknown`).
+        """Turn tokens into ids; unknown tokens become ``<unk>`` (count
+        them with :meth:`unknown`).
 
         Args:
             tokens: the tokens of one sentence.
             add_sos: put ``<sos>`` first.
             add_eos: put ``<eos>`` last.
-            max_len: the most tokens allowed (not counting ``<sos>``/``<eos>``); ``None`` for no limit.
+            max_len: the most tokens allowed (not counting
+                ``<sos>``/``<eos>``); ``None`` for no limit.
 
         Raises:
-            TypeError: ``tokens`` is a string rather than a sequence of tokens.
+            TypeError: ``tokens`` is a string rather than a sequence
+                of tokens.
             ValueError: the sentence is empty or longer than ``max_len``.
         """
         if isinstance(tokens, str):
             raise TypeError(
-                "tokens must be a sequence of tokens, not a str: split the sentence first"
+                "tokens must be a sequence of tokens, not a str: split "
+                "the sentence first"
             )
         if len(tokens) == 0:
             raise ValueError(
@@ -301,7 +339,8 @@ class Vocab:
             )
         if max_len is not None and len(tokens) > max_len:
             raise ValueError(
-                f"sentence has {len(tokens)} tokens, more than the limit max_len={max_len}"
+                f"sentence has {len(tokens)} tokens, more than the limit "
+                f"max_len={max_len}"
             )
         ids = [self._ids.get(t, self.unk_id) for t in tokens]
         return [self.sos_id] * add_sos + ids + [self.eos_id] * add_eos
@@ -309,7 +348,8 @@ class Vocab:
     def decode(
         self, ids: Iterable[int], *, stop_at_eos: bool = True
     ) -> list[str]:
-        """Turn ids back into tokens, dropping ``<pad>`` and ``<sos>`` and stopping at ``<eos>``."""
+        """Turn ids back into tokens, dropping ``<pad>`` and ``<sos>`` and
+        stopping at ``<eos>``."""
         tokens = []
         for i in ids:
             i = int(i)
@@ -323,16 +363,23 @@ class Vocab:
 
 @dataclass
 class Batch:
-    """Padded source and target ids with their masks (``True`` = a real token, may be attended to).
+    """Padded source and target ids with their masks (``True`` = a real
+    token, may be attended to).
 
     Attributes:
-        src: ``(batch, src_len)`` source ids ``x_1 ... x_S <eos>``, right-padded with ``<pad>``.
-        src_mask: ``(batch, src_len)`` bool, ``True`` where ``src`` is not padding.
+        src: ``(batch, src_len)`` source ids ``x_1 ... x_S <eos>``,
+            right-padded with ``<pad>``.
+        src_mask: ``(batch, src_len)`` bool, ``True`` where ``src`` is
+            not padding.
         tgt_in: ``(batch, tgt_len)`` decoder inputs ``<sos> y_1 ... y_T``.
-        tgt_out: ``(batch, tgt_len)`` the tokens to predict, ``y_1 ... y_T <eos>``.
-        tgt_mask: ``(batch, tgt_len)`` bool, ``True`` where ``tgt_out`` is not padding.
-        indices: the positions of the batch's pairs in the list they came from.
-        n_unknown: how many source and target tokens the vocabularies mapped to ``<unk>``.
+        tgt_out: ``(batch, tgt_len)`` the tokens to predict,
+            ``y_1 ... y_T <eos>``.
+        tgt_mask: ``(batch, tgt_len)`` bool, ``True`` where ``tgt_out`` is
+            not padding.
+        indices: the positions of the batch's pairs in the list they
+            came from.
+        n_unknown: how many source and target tokens the vocabularies
+            mapped to ``<unk>``.
     """
 
     src: torch.Tensor
@@ -379,8 +426,10 @@ def make_batch(
 
     Args:
         pairs: the pairs.
-        src_vocab, tgt_vocab: the vocabularies; unknown tokens become ``<unk>`` and are counted.
-        indices: the pairs' positions in their dataset (stored in the batch); ``None`` numbers them.
+        src_vocab, tgt_vocab: the vocabularies;
+            unknown tokens become ``<unk>`` and are counted.
+        indices: the pairs' positions in their dataset (stored in the
+            batch); ``None`` numbers them.
         max_src_len: reject sources longer than this many tokens.
 
     Raises:
@@ -439,9 +488,11 @@ def iterate_batches(
         src_vocab, tgt_vocab: the vocabularies.
         batch_size: pairs per batch (the last batch may be smaller).
         shuffle: visit the pairs (and the batches) in a random order.
-        generator: the random generator for the shuffle; ``None`` makes one seeded with 0.
-        group_by_length: put pairs of similar source length in the same batch, so little of each
-            batch is padding; the order of the batches is still shuffled.
+        generator: the random generator for the shuffle;
+            ``None`` makes one seeded with 0.
+        group_by_length: put pairs of similar source length in the same
+            batch, so little of each batch is padding;
+            the order of the batches is still shuffled.
 
     >>> pairs = [SentencePair(("a",) * n, ("x",)) for n in (1, 2, 3, 4, 5)]
     >>> vocab = Vocab(["a", "x"])
@@ -460,7 +511,8 @@ def iterate_batches(
     if shuffle:
         rng.shuffle(order)
     if group_by_length:
-        # sort within windows of 50 batches: similar lengths together, and still a random mix of batches
+        # sort within windows of 50 batches: similar lengths together,
+        # and still a random mix of batches
         window = 50 * batch_size
         order = [
             i

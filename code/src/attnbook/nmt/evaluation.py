@@ -1,9 +1,14 @@
-"""Held-out evaluation: translate pairs, score the translations and, where there is a truth, the attention.
+"""Held-out evaluation: translate pairs, score the translations and,
+where there is a truth, the attention.
 
-:func:`evaluate` decodes with :class:`~attnbook.nmt.translator.Translator` (greedy or beam search), scores
-with :func:`~attnbook.nmt.metrics.score_translations` and, for the toy grammar's pairs, measures
-:func:`~attnbook.nmt.attention_analysis.alignment_accuracy`, the alignment error rate, the attention mass on
-the true links and the attention's entropy (:func:`attention_scores`). It returns an :class:`EvalResult`.
+:func:`evaluate` decodes with :class:`~attnbook.nmt.translator.Translator`
+(greedy or beam search), scores with
+:func:`~attnbook.nmt.metrics.score_translations` and, for the toy grammar's
+pairs, measures
+:func:`~attnbook.nmt.attention_analysis.alignment_accuracy`,
+the alignment error rate, the attention mass on the true links and the
+attention's entropy (:func:`attention_scores`).
+It returns an :class:`EvalResult`.
 
 >>> from attnbook.nmt.data import SentencePair, Vocab
 >>> from attnbook.nmt.evaluation import evaluate
@@ -54,15 +59,20 @@ class EvalResult:
     """Held-out results of a model.
 
     Attributes:
-        metrics: exact match, token accuracy, BLEU, chrF, and exact match by source length.
-        alignment: the alignment scores, or ``None`` (no attention, or no true alignments).
+        metrics: exact match, token accuracy, BLEU, chrF, and exact match
+            by source length.
+        alignment: the alignment scores, or ``None`` (no attention,
+            or no true alignments).
         hypotheses: the decoded sentences, in order.
-        n_unknown: how many source and target tokens the vocabularies did not know.
-        scores: the AER of the attention's argmax against the sure and possible links, and the attention
-            mass on the true links (see :mod:`attnbook.nmt.alignment_metrics`), or ``None`` like
-            ``alignment``.
-        mean_entropy: the mean entropy, in nats, of the teacher-forced attention rows of the target
-            words (each row renormalised to sum 1 first; local-p rows sum to less), or ``None``.
+        n_unknown: how many source and target tokens the vocabularies did
+            not know.
+        scores: the AER of the attention's argmax against the sure and
+            possible links, and the attention mass on the true links
+            (see :mod:`attnbook.nmt.alignment_metrics`), or ``None``
+            like ``alignment``.
+        mean_entropy: the mean entropy, in nats, of the teacher-forced
+            attention rows of the target words (each row renormalised to
+            sum 1 first; local-p rows sum to less), or ``None``.
     """
 
     metrics: TranslationMetrics
@@ -73,8 +83,9 @@ class EvalResult:
     mean_entropy: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The metrics as plain values (what ``python -m attnbook train --json`` prints), without the
-        hypotheses and the per-token argmax."""
+        """The metrics as plain values (what ``python -m attnbook
+        train --json`` prints), without the hypotheses and the
+        per-token argmax."""
         metrics = self.metrics
         return {
             "exact_match": metrics.exact_match,
@@ -101,16 +112,17 @@ class EvalResult:
 def attention_scores(
     translator: Translator, pairs: Sequence[SentencePair]
 ) -> tuple[AlignmentScores, float]:
-    """Score the teacher-forced attention against the true alignment beyond the argmax.
+    """Score the teacher-forced attention against the true alignment beyond
+    the argmax.
 
     Returns:
-        The :class:`~attnbook.nmt.alignment_metrics.AlignmentScores` (AER of the argmax against the sure
-        and possible links, mass on the true links, by word category) and the mean entropy in nats of the
-        target words' attention rows (each renormalised to sum 1).
+        The :class:`~attnbook.nmt.alignment_metrics.AlignmentScores` (AER
+        of the argmax against the sure and possible links, mass on the true
+        links, by word category) and the mean entropy in nats of the target
+        words' attention rows (each renormalised to sum 1).
     """
-    weights = teacher_forced_attention(
-        translator, pairs
-    )  # (T + 1, S + 1) per pair
+    # (T + 1, S + 1) per pair
+    weights = teacher_forced_attention(translator, pairs)
     lengths = [len(pair.target) for pair in pairs]
     scores = alignment_scores(
         weights,
@@ -137,15 +149,16 @@ def evaluate(
     beam_size: int = 1,
     with_alignment: bool = True,
 ) -> EvalResult:
-    """Translate held-out ``pairs`` and score the translations (and, if possible, the attention).
+    """Translate held-out ``pairs`` and score the translations (and, if
+    possible, the attention).
 
     Args:
-        translator: the trained model and its vocabularies (unknown tokens become ``<unk>`` and are
-            counted).
+        translator: the trained model and its vocabularies (unknown tokens
+            become ``<unk>`` and are counted).
         pairs: held-out pairs, disjoint from the training pairs.
         beam_size: 1 for greedy search, more for beam search.
-        with_alignment: also compute the alignment accuracy when the model attends and the pairs carry
-            true alignments.
+        with_alignment: also compute the alignment accuracy when the model
+            attends and the pairs carry true alignments.
 
     Raises:
         ValueError: there are no pairs.
@@ -177,11 +190,14 @@ def error_by_position(
     pairs: Sequence[SentencePair],
     batch_size: int = 256,
 ) -> list[float]:
-    """The teacher-forced error rate at each target position: how often word ``i`` is mispredicted.
+    """The teacher-forced error rate at each target position:
+    how often word ``i`` is mispredicted.
 
-    Under teacher forcing the decoder reads the reference words before position ``i``, so an error at
-    ``i`` is the model's own, not a consequence of an earlier mistake (as it would be in a greedy
-    translation). A model whose summary forgets the end of a long sentence errs more at late positions.
+    Under teacher forcing the decoder reads the reference words before
+    position ``i``, so an error at ``i`` is the model's own, not a
+    consequence of an earlier mistake (as it would be in a greedy
+    translation). A model whose summary forgets the end of a long sentence
+    errs more at late positions.
 
     Args:
         translator: the model and its vocabularies.
@@ -189,8 +205,9 @@ def error_by_position(
         batch_size: pairs per forward pass.
 
     Returns:
-        ``errors[i]``: the fraction of the pairs with a word at 0-based target position ``i`` whose
-        prediction there is wrong, for ``i`` up to the longest target.
+        ``errors[i]``: the fraction of the pairs with a word at 0-based
+        target position ``i`` whose prediction there is wrong,
+        for ``i`` up to the longest target.
 
     Raises:
         ValueError: there are no pairs.
@@ -208,9 +225,8 @@ def error_by_position(
                 device=logits.device,
             )
             positions = torch.arange(logits.size(1), device=logits.device)
-            real = (
-                positions < words[:, None]
-            )  # (batch, tgt_len): a word, not <eos> or padding
+            # (batch, tgt_len): a word, not <eos> or padding
+            real = positions < words[:, None]
             errors = (logits.argmax(dim=-1) != batch.tgt_out) & real
             n = min(logits.size(1), longest)
             wrong[:n] += errors.sum(dim=0)[:n].cpu()

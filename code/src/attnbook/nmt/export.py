@@ -1,14 +1,20 @@
-"""Export a trained translator for the browser: one script file holding its weights and vocabularies.
+"""Export a trained translator for the browser:
+one script file holding its weights and vocabularies.
 
-:func:`export_translator` writes a Bahdanau :class:`~attnbook.nmt.translator.Translator` as a JavaScript
-file of one statement, ``attnbookTranslatorWeights(header, data);``: ``header`` is JSON (the format, the
-model's configuration, both vocabularies and where each tensor lies in ``data``) and ``data`` is the
-weights as base64 bytes. A web page loads it with a ``<script>`` element (which, unlike ``fetch``, also
-works for a page opened from the disk); :func:`read_export` reads it back in Python.
+:func:`export_translator` writes a Bahdanau
+:class:`~attnbook.nmt.translator.Translator` as a JavaScript file of one
+statement, ``attnbookTranslatorWeights(header, data);``:
+``header`` is JSON (the format, the model's configuration, both
+vocabularies and where each tensor lies in ``data``) and ``data`` is the
+weights as base64 bytes. A web page loads it with a ``<script>`` element
+(which, unlike ``fetch``, also works for a page opened from the disk);
+:func:`read_export` reads it back in Python.
 
-The weights are stored as float32, or (the default) as int8 with one float32 scale per row of each
-matrix: ``w = scale[row] * q``, ``q`` in ``-127..127``, ``scale[row] = max |w[row]| / 127``. That is a
-quarter of the bytes; vectors (biases) and small matrices stay float32.
+The weights are stored as float32, or (the default) as int8 with one
+float32 scale per row of each matrix: ``w = scale[row] * q``,
+``q`` in ``-127..127``, ``scale[row] = max |w[row]| / 127``.
+That is a quarter of the bytes; vectors (biases) and small matrices
+stay float32.
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -53,35 +59,43 @@ EXPORT_FORMAT = "attnbook-translator-weights-1"
 """The ``format`` entry of an export's header."""
 
 CALLBACK = "attnbookTranslatorWeights"
-"""The function an export file calls with its header and data (the page's script defines it)."""
+"""The function an export file calls with its header and data (the page's
+script defines it)."""
 
 QUANTIZATIONS = ("int8", "float32")
 """How the matrices may be stored."""
 
 SMALL = 4096
-"""Matrices with fewer entries than this stay float32 even when the export is int8."""
+"""Matrices with fewer entries than this stay float32 even when the export
+is int8."""
 
 SHIPPED_TRANSLATOR = "translator-tatoeba.js"
-"""The file name, in the package's ``data`` folder, of the translator the book ships: the command line's
-default run on the Tatoeba pairs (``python -m attnbook train --corpus tatoeba``), exported as int8."""
+"""The file name, in the package's ``data`` folder, of the translator the
+book ships: the command line's default run on the Tatoeba pairs (``python
+-m attnbook train --corpus tatoeba``), exported as int8."""
 
 GRAMMAR_TRANSLATOR = "translator-grammar.js"
-"""The file name, in the package's ``data`` folder, of the toy grammar's translator the book ships: chapter
-6's attention model, trained as the chapter trains it (``attnbook.studies.write_grammar_translator``)."""
+"""The file name, in the package's ``data`` folder, of the toy grammar's
+translator the book ships: chapter 6's attention model, trained as the
+chapter trains it (``attnbook.studies.write_grammar_translator``)."""
 
 
 @dataclass(frozen=True)
 class TranslatorExport:
-    """An export read back: the model's configuration, vocabularies and (dequantised) weights.
+    """An export read back: the model's configuration, vocabularies and
+    (dequantised) weights.
 
     Attributes:
         name: the model's name, as the page shows it.
         config: the :class:`~attnbook.nmt.seq2seq.Seq2SeqConfig` entries.
-        src_vocab, tgt_vocab: the vocabularies' tokens, in id order (specials first).
+        src_vocab, tgt_vocab: the vocabularies' tokens, in id order
+            (specials first).
         quantization: ``"int8"`` or ``"float32"``.
-        state_dict: the model's weights as float32 tensors (int8 ones multiplied back by their scales).
+        state_dict: the model's weights as float32 tensors (int8 ones
+            multiplied back by their scales).
         size: the file's size in bytes.
-        info: what the exporter was told about the model (its training, its scores), as given.
+        info: what the exporter was told about the model (its training,
+            its scores), as given.
     """
 
     name: str
@@ -96,7 +110,8 @@ class TranslatorExport:
     def to_translator(
         self, device: torch.device | str = "cpu"
     ) -> Translator:
-        """A PyTorch translator with exactly these weights (the ones the page computes with)."""
+        """A PyTorch translator with exactly these weights (the ones the
+        page computes with)."""
         model = Seq2Seq(Seq2SeqConfig(**self.config))
         model.load_state_dict(self.state_dict)
         model.to(device).eval()
@@ -106,7 +121,8 @@ class TranslatorExport:
 
 
 def _quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 values and one float32 scale per row: ``matrix ~= scales[:, None] * values``."""
+    """int8 values and one float32 scale per row:
+    ``matrix ~= scales[:, None] * values``."""
     top = np.abs(matrix).max(axis=1)
     scales = np.where(top > 0, top / 127.0, 1.0).astype(np.float32)
     values = np.clip(np.rint(matrix / scales[:, None]), -127, 127).astype(
@@ -123,30 +139,36 @@ def export_translator(
     quantization: str = "int8",
     info: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``translator`` (Bahdanau's seq2seq) as one script file for the page's translator.
+    """Write ``translator`` (Bahdanau's seq2seq) as one script file for the
+    page's translator.
 
     Args:
-        translator: the trained model and its vocabularies; its decoder must be Bahdanau's.
+        translator: the trained model and its vocabularies;
+            its decoder must be Bahdanau's.
         path: where to write (``.js``); its folder is created.
         name: the model's name, stored in the header.
-        quantization: ``"int8"`` (per-row scales, a quarter of the bytes) or ``"float32"`` (exact).
-        info: plain JSON values stored in the header as they are (e.g. how the model was trained).
+        quantization: ``"int8"`` (per-row scales, a quarter of the bytes)
+            or ``"float32"`` (exact).
+        info: plain JSON values stored in the header as they are (e.g. how
+            the model was trained).
 
     Returns:
         The path written.
 
     Raises:
-        ValueError: the model is not a Bahdanau seq2seq, or ``quantization`` is not one of
-            :data:`QUANTIZATIONS`.
+        ValueError: the model is not a Bahdanau seq2seq, or
+            ``quantization`` is not one of :data:`QUANTIZATIONS`.
     """
     config = translator.model.config
     if config.attention != "bahdanau":
         raise ValueError(
-            f"translator: only Bahdanau's seq2seq can be exported for the page, got attention={config.attention!r}"
+            "translator: only Bahdanau's seq2seq can be exported for the "
+            f"page, got attention={config.attention!r}"
         )
     if quantization not in QUANTIZATIONS:
         raise ValueError(
-            f"quantization must be one of {QUANTIZATIONS}, got {quantization!r}"
+            f"quantization must be one of {QUANTIZATIONS}, got "
+            f"{quantization!r}"
         )
     chunks: list[bytes] = []
     offset = 0
@@ -155,9 +177,8 @@ def export_translator(
     def add(array: np.ndarray) -> int:
         nonlocal offset
         raw = array.tobytes()
-        raw += b"\0" * (
-            -len(raw) % 4
-        )  # every block starts on 4 bytes: a Float32Array may view it
+        # every block starts on 4 bytes: a Float32Array may view it
+        raw += b"\0" * (-len(raw) % 4)
         chunks.append(raw)
         start, offset = offset, offset + len(raw)
         return start
@@ -194,8 +215,10 @@ def export_translator(
     }
     data = base64.b64encode(b"".join(chunks)).decode("ascii")
     text = (
-        f"// The weights and vocabularies of the attnbook translator {name!r} ({quantization}),\n"
-        "// written by attnbook.nmt.export_translator; a page loads them with a <script> element.\n"
+        "// The weights and vocabularies of the attnbook translator "
+        f"{name!r} ({quantization}),\n"
+        "// written by attnbook.nmt.export_translator; a page loads them "
+        "with a <script> element.\n"
         f'{CALLBACK}({json.dumps(header, ensure_ascii=True, separators=(",", ":"))},"{data}");\n'
     )
     path = Path(path)
@@ -205,11 +228,13 @@ def export_translator(
 
 
 def read_export(path: str | Path) -> TranslatorExport:
-    """Read a file written by :func:`export_translator`, its int8 weights multiplied back to float32.
+    """Read a file written by :func:`export_translator`, its int8 weights
+    multiplied back to float32.
 
     Raises:
         FileNotFoundError: there is no such file.
-        ValueError: the file is not such an export (the message names the file and what is wrong).
+        ValueError: the file is not such an export (the message names the
+            file and what is wrong).
     """
     path = Path(path)
     raw = path.read_bytes()
@@ -284,16 +309,20 @@ def read_export(path: str | Path) -> TranslatorExport:
 
 
 def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
-    """A translator the book ships (:data:`SHIPPED_TRANSLATOR`, by default, or :data:`GRAMMAR_TRANSLATOR`),
-    read back from the package's data folder.
+    """A translator the book ships (:data:`SHIPPED_TRANSLATOR`, by
+    default, or :data:`GRAMMAR_TRANSLATOR`), read back from the package's
+    data folder.
 
-    It is the model the real-sentences chapter's box runs in the page and the one ``python -m attnbook
-    translate`` uses without ``--checkpoint``: both compute with the same int8 weights, so both give the
-    same translation. Its ``info`` says how it was trained and where, and its held-out scores.
+    It is the model the real-sentences chapter's box runs in the page and
+    the one ``python -m attnbook translate`` uses without ``--checkpoint``:
+    both compute with the same int8 weights, so both give the same
+    translation. Its ``info`` says how it was trained and where,
+    and its held-out scores.
     """
     if name not in (SHIPPED_TRANSLATOR, GRAMMAR_TRANSLATOR):
         raise ValueError(
-            f"name must be {SHIPPED_TRANSLATOR!r} or {GRAMMAR_TRANSLATOR!r}, got {name!r}"
+            f"name must be {SHIPPED_TRANSLATOR!r} or "
+            f"{GRAMMAR_TRANSLATOR!r}, got {name!r}"
         )
     with package_path(name) as path:
         return read_export(path)

@@ -1,29 +1,41 @@
-"""A toy English-to-French grammar with known word alignments, and the disjoint splits drawn from it.
+"""A toy English-to-French grammar with known word alignments,
+and the disjoint splits drawn from it.
 
-The grammar is small enough to learn in a minute on a laptop CPU and rich enough to need attention:
-French adjectives mostly follow the noun (``the black cat`` -> ``le chat noir``) while a few precede it
-(``petit``, ``grand``, ...); articles and adjectives agree with the noun's gender and number; verbs agree
-with their subject, sometimes across a relative clause; ``does not`` becomes the split ``ne ... pas``;
-``because`` becomes ``parce que``; *ne* and *que* elide before a vowel (``n'aime``, ``qu'un chat``),
-each as a token of its own; and conjunctions chain clauses into sentences of up to about 25
-words. Every generated pair carries, for each French word, the English positions it translates, which of
-those links are *sure* and which only *possible*, and the word's category, so a model's attention can be
+The grammar is small enough to learn in a minute on a laptop CPU and
+rich enough to need attention: French adjectives mostly follow the noun
+(``the black cat`` -> ``le chat noir``) while a few precede it
+(``petit``, ``grand``, ...); articles and adjectives agree with the
+noun's gender and number; verbs agree with their subject, sometimes
+across a relative clause; ``does not`` becomes the split ``ne ... pas``;
+``because`` becomes ``parce que``; *ne* and *que* elide before a vowel
+(``n'aime``, ``qu'un chat``), each as a token of its own;
+and conjunctions chain clauses into sentences of up to about 25 words.
+Every generated pair carries, for each French word, the English
+positions it translates, which of those links are *sure* and which only
+*possible*, and the word's category, so a model's attention can be
 scored against the truth.
 
-Sure and possible links follow Och and Ney (2000, 2003), whose annotators marked a link sure (S) when it is
-unambiguous and possible (P) when it is not, the latter above all inside idiomatic expressions, in free
-translations and for function words that the other language lacks. The grammar has no idiom and no free
-translation; it has two kinds of missing function word, and their links are its only possible ones:
+Sure and possible links follow Och and Ney (2000, 2003), whose annotators
+marked a link sure (S) when it is unambiguous and possible (P)
+when it is not, the latter above all inside idiomatic expressions,
+in free translations and for function words that the other language lacks.
+The grammar has no idiom and no free translation;
+it has two kinds of missing function word, and their links are its only
+possible ones:
 
-- English *do*-support: French has no auxiliary in ``does not see`` -> ``ne voit pas``. *ne* and *pas*
-  together render the negation, so each is surely linked to *not* and possibly to *does* (or *do*).
-- the particle of a phrasal verb whose French verb takes its object directly: ``looks at`` -> ``regarde``,
-  ``waits for`` -> ``attend``. The verb is surely linked to *looks* and possibly to *at*.
+- English *do*-support: French has no auxiliary in ``does not see`` ->
+  ``ne voit pas``. *ne* and *pas* together render the negation,
+  so each is surely linked to *not* and possibly to *does* (or *do*).
+- the particle of a phrasal verb whose French verb takes its object
+  directly: ``looks at`` -> ``regarde``, ``waits for`` -> ``attend``.
+  The verb is surely linked to *looks* and possibly to *at*.
 
-Every other link is sure: one English word rendered by one French word, or by two that only together
-translate it (``because`` -> ``parce que``: each French word's only source is *because*). So every French
-word has exactly one sure link, and one link per French word, what the argmax of an attention row draws,
-can match the sure links exactly: the true alignment scores an alignment error rate of 0.
+Every other link is sure: one English word rendered by one French word,
+or by two that only together translate it (``because`` -> ``parce que``:
+each French word's only source is *because*).
+So every French word has exactly one sure link, and one link per French
+word, what the argmax of an attention row draws, can match the sure links
+exactly: the true alignment scores an alignment error rate of 0.
 
 >>> from attnbook.nmt.grammar import (
 ...     ToyGrammar,
@@ -69,11 +81,13 @@ CATEGORIES = (
     "conjunction",
     "relative",
 )
-"""The word categories of the grammar's French words (``adjective_before``: before the noun)."""
+"""The word categories of the grammar's French words (``adjective_before``:
+before the noun)."""
 
 
-# ---------------------------------------------------------------------------------------------------
-# The lexicon. French nouns all start with a consonant, so articles never elide (no "l'").
+# -------------------------------------------------------------------------
+# The lexicon. French nouns all start with a consonant, so articles never
+# elide (no "l'").
 
 
 @dataclass(frozen=True)
@@ -92,7 +106,9 @@ class _Adjective:
     en: str
     forms: tuple[
         str, str, str, str
-    ]  # masculine singular, feminine singular, masculine plural, feminine plural
+        # masculine singular, feminine singular, masculine plural,
+        # feminine plural
+    ]
     animate_only: bool = False
 
 
@@ -257,12 +273,14 @@ _ELISIONS = {
 
 
 def grammar_lexicon() -> dict[str, Any]:
-    """The grammar's words and their French forms as plain JSON values, for a parser outside Python.
+    """The grammar's words and their French forms as plain JSON values,
+    for a parser outside Python.
 
-    The page's translator (``grammar.js`` of :mod:`attnbook.book`) reads a typed English sentence with
-    these words and the rules of :class:`ToyGrammar` to find the French the grammar would write and its
-    true alignment. Adjective forms are in the order masculine singular, feminine singular, masculine
-    plural, feminine plural.
+    The page's translator (``grammar.js`` of :mod:`attnbook.book`)
+    reads a typed English sentence with these words and the rules of
+    :class:`ToyGrammar` to find the French the grammar would write and its
+    true alignment. Adjective forms are in the order masculine singular,
+    feminine singular, masculine plural, feminine plural.
 
     >>> lexicon = grammar_lexicon()
     >>> lexicon["nouns"][0]["en"], lexicon["conjunctions"]["because"]
@@ -288,7 +306,8 @@ def grammar_lexicon() -> dict[str, Any]:
 
 
 class _SentenceBuilder:
-    """Collects English and French tokens and links each French token to the English ones it renders."""
+    """Collects English and French tokens and links each French token to
+    the English ones it renders."""
 
     def __init__(self) -> None:
         self.source: list[str] = []
@@ -309,8 +328,9 @@ class _SentenceBuilder:
         category: str,
         sure: tuple[int, ...] | None = None,
     ) -> None:
-        """Add a French token linked to the English positions ``aligned``, of which ``sure`` are sure
-        links (``None``: all of them) and the rest only possible."""
+        """Add a French token linked to the English positions ``aligned``,
+        of which ``sure`` are sure links (``None``: all of them)
+        and the rest only possible."""
         if (
             self.target
             and self.target[-1] in _ELISIONS
@@ -336,20 +356,27 @@ class _SentenceBuilder:
 
 @dataclass(frozen=True)
 class ToyGrammar:
-    """Samples English-French sentence pairs with their true word alignments.
+    """Samples English-French sentence pairs with their true
+    word alignments.
 
-    A sentence is one to three clauses joined by ``and``/``but``/``because``/``while``. A clause is a
-    subject noun phrase and a verb phrase; a noun phrase is an article, up to two adjectives, a noun and,
-    for people and animals, sometimes a relative clause (``the cats that sleep``). Verbs agree with their
-    subject and may be negated (``does not`` -> ``ne ... pas``).
+    A sentence is one to three clauses joined by
+    ``and``/``but``/``because``/``while``. A clause is a subject noun
+    phrase and a verb phrase; a noun phrase is an article, up to two
+    adjectives, a noun and, for people and animals, sometimes a relative
+    clause (``the cats that sleep``). Verbs agree with their subject and
+    may be negated (``does not`` -> ``ne ... pas``).
 
     Args:
-        p_adjective_before: probability that a noun phrase has an adjective that French puts first.
-        p_adjective_after: probability that it has one that French puts after the noun.
-        p_relative: probability that an animate noun phrase has a relative clause.
+        p_adjective_before: probability that a noun phrase has an adjective
+            that French puts first.
+        p_adjective_after: probability that it has one that French puts
+            after the noun.
+        p_relative: probability that an animate noun phrase has a
+            relative clause.
         p_negation: probability that a verb is negated.
         p_transitive: probability that a verb takes an object.
-        clause_weights: relative frequencies of sentences with one, two and three clauses.
+        clause_weights: relative frequencies of sentences with one,
+            two and three clauses.
 
     >>> import random
     >>> pair = ToyGrammar(
@@ -426,8 +453,11 @@ class ToyGrammar:
             )
         definite = definite_only or rng.random() < 0.6
         if not definite and plural and before is not None:
-            definite = True  # French writes "de petits chats", not "des petits chats": avoid that case
-        # English: article, adjectives (size before colour), noun. French: article, [adj.], noun, [adj.].
+            # French writes "de petits chats", not "des petits chats":
+            # avoid that case
+            definite = True
+        # English: article, adjectives (size before colour), noun.
+        # French: article, [adj.], noun, [adj.].
         if definite:
             en_article, fr_article = (
                 "the",
@@ -473,17 +503,19 @@ class ToyGrammar:
         transitive = rng.random() < self.p_transitive
         verb = rng.choice(_TRANSITIVE if transitive else _INTRANSITIVE)
         fr_verb = verb.fr_plural if plural else verb.fr
-        # Sure links: "not" for ne and pas, the verb itself for the French verb; "does"/"do" and a
-        # particle ("at", "for") are function words French lacks, linked as possible (module docstring).
+        # Sure links: "not" for ne and pas, the verb itself for the French
+        # verb; "does"/"do" and a particle ("at", "for") are function words
+        # French lacks, linked as possible (module docstring).
         if rng.random() < self.p_negation:
             negation_pos = builder.en("do" if plural else "does", "not")
             verb_pos = builder.en(*verb.en_base)
-            builder.fr(
-                "ne", negation_pos, "negation", negation_pos[1:]
-            )  # "n'" before a vowel
+            # "n'" before a vowel
+            builder.fr("ne", negation_pos, "negation", negation_pos[1:])
             builder.fr(fr_verb, verb_pos, "verb", verb_pos[:1])
             builder.fr("pas", negation_pos, "negation", negation_pos[1:])
-            definite_only = True  # after a negation French turns "un"/"des" into "de": avoid that case
+            # after a negation French turns "un"/"des" into "de":
+            # avoid that case
+            definite_only = True
         else:
             verb_pos = builder.en(*(verb.en_base if plural else verb.en))
             builder.fr(fr_verb, verb_pos, "verb", verb_pos[:1])
@@ -509,22 +541,27 @@ def generate_pairs(
     grammar: ToyGrammar | None = None,
     unique: bool = True,
 ) -> list[SentencePair]:
-    """Draw ``n`` sentence pairs from the toy grammar, deterministically for a given ``seed``.
+    """Draw ``n`` sentence pairs from the toy grammar, deterministically
+    for a given ``seed``.
 
     Args:
         n: how many pairs.
-        seed: the seed of the private random generator (the global generators are not touched).
+        seed: the seed of the private random generator (the global
+            generators are not touched).
         min_src_len: the fewest English tokens a pair may have.
-        max_src_len: the most English tokens a pair may have; longer draws are discarded.
-        grammar: the grammar's settings; ``None`` uses :class:`ToyGrammar`'s defaults.
+        max_src_len: the most English tokens a pair may have;
+            longer draws are discarded.
+        grammar: the grammar's settings; ``None`` uses
+            :class:`ToyGrammar`'s defaults.
         unique: no two pairs share an English sentence.
 
     Returns:
         A list of ``n`` :class:`SentencePair`.
 
     Raises:
-        ValueError: ``n`` is negative, the length bounds are inconsistent, or the grammar cannot produce
-            ``n`` distinct sentences within the bounds.
+        ValueError: ``n`` is negative, the length bounds are inconsistent,
+            or the grammar cannot produce ``n`` distinct sentences within
+            the bounds.
 
     >>> pairs = generate_pairs(50, seed=1, max_src_len=10)
     >>> (
@@ -537,7 +574,8 @@ def generate_pairs(
         raise ValueError(f"n must be non-negative, got {n}")
     if not 1 <= min_src_len <= max_src_len:
         raise ValueError(
-            f"need 1 <= min_src_len <= max_src_len, got {min_src_len} and {max_src_len}"
+            f"need 1 <= min_src_len <= max_src_len, got {min_src_len} and "
+            f"{max_src_len}"
         )
     grammar = grammar or ToyGrammar()
     rng = random.Random(seed)
@@ -548,7 +586,8 @@ def generate_pairs(
         attempts += 1
         if attempts > 50 * n + 1000:
             raise ValueError(
-                f"could only draw {len(pairs)} distinct pairs of {min_src_len}-{max_src_len} tokens"
+                f"could only draw {len(pairs)} distinct pairs of "
+                f"{min_src_len}-{max_src_len} tokens"
             )
         pair = grammar.sample(rng)
         if not min_src_len <= len(pair.source) <= max_src_len:
@@ -563,7 +602,8 @@ def generate_pairs(
 
 @dataclass(frozen=True)
 class DataSplits:
-    """Train, validation and test pairs with no English sentence in more than one split."""
+    """Train, validation and test pairs with no English sentence in more
+    than one split."""
 
     train: list[SentencePair]
     val: list[SentencePair]
@@ -579,7 +619,8 @@ def make_splits(
     max_src_len: int = 25,
     grammar: ToyGrammar | None = None,
 ) -> DataSplits:
-    """Draw distinct pairs from the grammar and split them into disjoint train/validation/test sets.
+    """Draw distinct pairs from the grammar and split them into disjoint
+    train/validation/test sets.
 
     Args:
         n_train, n_val, n_test: the sizes of the three splits.
@@ -588,7 +629,8 @@ def make_splits(
         grammar: the grammar's settings; ``None`` uses the defaults.
 
     Returns:
-        A :class:`DataSplits`; an English sentence appears in at most one split.
+        A :class:`DataSplits`; an English sentence appears in at most
+        one split.
     """
     pairs = generate_pairs(
         n_train + n_val + n_test,

@@ -1,8 +1,11 @@
-"""Scores of translations against references: exact match, token accuracy, BLEU and chrF.
+"""Scores of translations against references:
+exact match, token accuracy, BLEU and chrF.
 
-:func:`score_translations` returns a :class:`TranslationMetrics`; :func:`score_texts` scores detokenised
-text against several references per sentence and says what each BLEU is (sacreBLEU's signature). BLEU (Papineni et al., 2002) and chrF
-(Popović, 2015) come from ``sacrebleu``, imported when first needed.
+:func:`score_translations` returns a :class:`TranslationMetrics`;
+:func:`score_texts` scores detokenised text against several references per
+sentence and says what each BLEU is (sacreBLEU's signature).
+BLEU (Papineni et al., 2002) and chrF (Popović, 2015) come from
+``sacrebleu``, imported when first needed.
 
 >>> from attnbook.nmt.data import SentencePair
 >>> from attnbook.nmt.metrics import score_translations
@@ -31,16 +34,20 @@ class TranslationMetrics:
 
     Attributes:
         exact_match: the fraction of sentences translated exactly right.
-        token_accuracy: the fraction of positions where the translation has the reference token, over
-            the longer of the two (so a missing or extra word counts against it).
+        token_accuracy: the fraction of positions where the translation has
+            the reference token, over the longer of the two (so a missing
+            or extra word counts against it).
         bleu: corpus BLEU from ``sacrebleu`` (0-100).
-        chrf: corpus chrF from ``sacrebleu`` (0-100): character n-grams, kinder to a near miss.
+        chrf: corpus chrF from ``sacrebleu`` (0-100):
+            character n-grams, kinder to a near miss.
         exact_match_by_length: exact match per source-length bucket (see
             :func:`~attnbook.nmt.data.length_bucket`), shortest first.
         count_by_length: the number of sentences in each bucket.
-        token_accuracy_by_length: token accuracy per source-length bucket. Exact match falls with
-            length even at a constant per-token accuracy p (about p**T for T target words); this does not.
-        bleu_by_length: corpus BLEU of each source-length bucket's sentences.
+        token_accuracy_by_length: token accuracy per source-length bucket.
+            Exact match falls with length even at a constant per-token
+            accuracy p (about p**T for T target words); this does not.
+        bleu_by_length: corpus BLEU of each source-length
+            bucket's sentences.
     """
 
     exact_match: float
@@ -60,10 +67,12 @@ class TranslationMetrics:
 def score_translations(
     hypotheses: Sequence[Sequence[str]], pairs: Sequence[SentencePair]
 ) -> TranslationMetrics:
-    """Score translations (one list of tokens per pair) against the pairs' references.
+    """Score translations (one list of tokens per pair) against the
+    pairs' references.
 
     Raises:
-        ValueError: the numbers of translations and pairs differ, or there are none.
+        ValueError: the numbers of translations and pairs differ,
+            or there are none.
     """
     if len(hypotheses) != len(pairs):
         raise ValueError(
@@ -136,30 +145,40 @@ def score_texts(
     *,
     lowercase: bool = False,
 ) -> dict[str, Any]:
-    """Corpus BLEU and chrF of detokenised translations, each scored against all its references.
+    """Corpus BLEU and chrF of detokenised translations, each scored
+    against all its references.
 
-    The scores a reader can place beside published ones: ``sacrebleu``'s BLEU (``13a`` tokenisation,
-    exponential smoothing) with every reference of each sentence, the same BLEU with only the first
-    reference of each sentence (what a test set with one translation per sentence would give), chrF, and
-    ``sacrebleu``'s signature, which names the settings a BLEU depends on (number of references, case,
-    tokenisation, smoothing, version). Two BLEU figures are comparable only when their signatures and
-    their test sentences match.
+    The scores a reader can place beside published ones:
+    ``sacrebleu``'s BLEU (``13a`` tokenisation, exponential smoothing)
+    with every reference of each sentence, the same BLEU with only the
+    first reference of each sentence (what a test set with one translation
+    per sentence would give), chrF, and ``sacrebleu``'s signature,
+    which names the settings a BLEU depends on (number of references,
+    case, tokenisation, smoothing, version).
+    Two BLEU figures are comparable only when their signatures and their
+    test sentences match.
 
     Args:
         hypotheses: one detokenised translation per sentence.
-        references: for each sentence, one or more detokenised reference translations (the first one is
-            the reference of ``bleu_single``).
-        lowercase: lower-case translations and references before scoring (sacreBLEU's ``-lc``).
+        references: for each sentence, one or more detokenised reference
+            translations (the first one is the reference of
+            ``bleu_single``).
+        lowercase: lower-case translations and references before scoring
+            (sacreBLEU's ``-lc``).
 
     Returns:
-        ``{"bleu", "bleu_single", "chrf", "bleu_signature", "bleu_single_signature", "chrf_signature",
-        "cased", "n_sentences", "n_references"}``: the scores are 0-100; ``cased`` is true when the
-        scores tell upper from lower case, i.e. ``lowercase`` is false and the references contain upper
-        case (a lower-cased corpus scored as it is gives an uncased score whatever the signature says);
-        ``n_references`` is the largest number of references of one sentence.
+        ``{"bleu", "bleu_single", "chrf", "bleu_signature",
+        "bleu_single_signature", "chrf_signature", "cased", "n_sentences",
+        "n_references"}``: the scores are 0-100;
+        ``cased`` is true when the scores tell upper from lower case,
+        i.e. ``lowercase`` is false and the references contain upper case
+        (a lower-cased corpus scored as it is gives an uncased score
+        whatever the signature says); ``n_references`` is the largest
+        number of references of one sentence.
 
     Raises:
-        ValueError: the two lists differ in length, they are empty, or a sentence has no reference.
+        ValueError: the two lists differ in length, they are empty,
+            or a sentence has no reference.
 
     >>> scores = score_texts(
     ...     ["J'ai froid.", "Il pleut."],
@@ -172,7 +191,8 @@ def score_texts(
     """
     if len(hypotheses) != len(references):
         raise ValueError(
-            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+            f"got {len(hypotheses)} hypotheses for {len(references)} "
+            "sentences"
         )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
@@ -186,7 +206,8 @@ def score_texts(
     )  # imported here: `import attnbook` stays light
 
     depth = max(len(r) for r in references)
-    # sacrebleu takes one stream per reference position; None where a sentence has fewer references
+    # sacrebleu takes one stream per reference position;
+    # None where a sentence has fewer references
     streams = [
         [r[k] if k < len(r) else None for r in references]
         for k in range(depth)

@@ -1,20 +1,27 @@
-"""The interface every translation model of the package offers, and the decoding loop they share.
+"""The interface every translation model of the package offers,
+and the decoding loop they share.
 
-:class:`TranslationModel` is what :class:`~attnbook.nmt.translator.Translator`, the searches of
+:class:`TranslationModel` is what
+:class:`~attnbook.nmt.translator.Translator`, the searches of
 :mod:`attnbook.nmt.search`, :func:`~attnbook.nmt.training.train` and
-:func:`~attnbook.nmt.evaluation.evaluate` ask of a model; the recurrent
-:class:`~attnbook.nmt.seq2seq.Seq2Seq` (with any of its decoders) and the
-:class:`~attnbook.nmt.transformer.Transformer` both offer it:
+:func:`~attnbook.nmt.evaluation.evaluate` ask of a model;
+the recurrent :class:`~attnbook.nmt.seq2seq.Seq2Seq` (with any of its
+decoders) and the :class:`~attnbook.nmt.transformer.Transformer` both
+offer it:
 
-- ``model(src, src_mask, tgt_in, parallel=True)`` returns teacher-forced logits and attention weights;
-- ``model.encode(src, src_mask)`` returns the memory the decoder reads (a :class:`Memory`);
-- ``model.decoder.init_state(memory)`` and ``model.decoder.step(prev_tokens, state, memory)`` decode one
-  token at a time (a :class:`StepDecoder`), which is how search translates;
-- ``model.config`` holds the sizes the model was built from, and ``model.kind`` names the model in a
-  checkpoint.
+- ``model(src, src_mask, tgt_in, parallel=True)`` returns teacher-forced
+  logits and attention weights;
+- ``model.encode(src, src_mask)`` returns the memory the decoder reads (a
+  :class:`Memory`);
+- ``model.decoder.init_state(memory)`` and
+  ``model.decoder.step(prev_tokens, state, memory)`` decode one token at a
+  time (a :class:`StepDecoder`), which is how search translates;
+- ``model.config`` holds the sizes the model was built from,
+  and ``model.kind`` names the model in a checkpoint.
 
-These are :class:`typing.Protocol` classes: a model offers them by having the attributes, not by
-inheriting. Masks are boolean with **True = may attend**.
+These are :class:`typing.Protocol` classes:
+a model offers them by having the attributes, not by inheriting.
+Masks are boolean with **True = may attend**.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ from torch import Tensor, nn
 
 
 class ModelSizes(Protocol):
-    """What every model configuration holds: the vocabulary sizes and the longest source accepted."""
+    """What every model configuration holds: the vocabulary sizes and the
+    longest source accepted."""
 
     src_vocab_size: int
     tgt_vocab_size: int
@@ -49,8 +57,8 @@ class Memory(Protocol):
 class StepDecoder(Protocol):
     """A decoder that search can run one token at a time.
 
-    ``uses_attention`` is false for a decoder without attention weights (the fixed-length baseline):
-    its ``step`` returns ``None`` for them.
+    ``uses_attention`` is false for a decoder without attention weights
+    (the fixed-length baseline): its ``step`` returns ``None`` for them.
     """
 
     uses_attention: bool
@@ -63,12 +71,15 @@ class StepDecoder(Protocol):
 
 
 class TranslationModel(Protocol):
-    """A model that translates: what the translator, the searches, training and evaluation use.
+    """A model that translates: what the translator, the searches,
+    training and evaluation use.
 
     Shape:
-        - src, src_mask: ``(batch, src_len)``; tgt_in: ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
-        - ``__call__`` returns logits ``(batch, tgt_len, tgt_vocab)`` and attention weights
-          ``(batch, tgt_len, src_len)`` (``None`` for a model without attention).
+        - src, src_mask: ``(batch, src_len)``; tgt_in:
+          ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
+        - ``__call__`` returns logits ``(batch, tgt_len, tgt_vocab)``
+          and attention weights ``(batch, tgt_len, src_len)`` (``None`` for
+          a model without attention).
     """
 
     kind: ClassVar[str]
@@ -114,11 +125,13 @@ class TranslationModel(Protocol):
 def decode_stepwise(
     decoder: StepDecoder, tgt_in: Tensor, memory: Any
 ) -> tuple[Tensor, Tensor | None]:
-    """Teacher forcing one step at a time, through ``decoder.step``, as search decodes.
+    """Teacher forcing one step at a time, through ``decoder.step``,
+    as search decodes.
 
     Returns:
-        logits ``(batch, tgt_len, vocab)`` and weights ``(batch, tgt_len, src_len)`` (``None`` for a
-        decoder without attention).
+        logits ``(batch, tgt_len, vocab)`` and weights
+        ``(batch, tgt_len, src_len)`` (``None`` for a decoder
+        without attention).
     """
     state = decoder.init_state(memory)
     logits, weights = [], []
@@ -136,7 +149,8 @@ def decode_stepwise(
 
 @contextmanager
 def evaluating(model: nn.Module | TranslationModel) -> Iterator[Any]:
-    """Put ``model`` in eval mode for a ``with`` block, then back in the mode it was in.
+    """Put ``model`` in eval mode for a ``with`` block, then back in the
+    mode it was in.
 
     >>> from torch import nn
     >>> layer = nn.Dropout()

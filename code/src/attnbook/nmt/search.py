@@ -1,11 +1,15 @@
-"""Decoding: turn a trained model's scores into translations (any :class:`~attnbook.nmt.model.TranslationModel`).
+"""Decoding: turn a trained model's scores into translations (any
+:class:`~attnbook.nmt.model.TranslationModel`).
 
 - :func:`greedy_decode` takes the most probable token at every step.
-- :func:`beam_search` keeps the ``beam_size`` most probable partial translations of each sentence.
+- :func:`beam_search` keeps the ``beam_size`` most probable partial
+  translations of each sentence.
 
-Both take a batch of source ids with its mask and return one :class:`Hypothesis` per sentence: the
-target ids, whether ``<eos>`` ended it, the attention weights of every generated token and the score.
-:class:`~attnbook.nmt.translator.Translator` wraps them with the vocabularies, so that words go in and out.
+Both take a batch of source ids with its mask and return one
+:class:`Hypothesis` per sentence: the target ids, whether ``<eos>`` ended
+it, the attention weights of every generated token and the score.
+:class:`~attnbook.nmt.translator.Translator` wraps them with the
+vocabularies, so that words go in and out.
 
 >>> import torch
 >>> from attnbook.nmt.search import beam_search, greedy_decode
@@ -38,9 +42,11 @@ class Hypothesis:
 
     Attributes:
         ids: the target ids, without ``<sos>`` and ``<eos>``.
-        finished: whether the search ended it with ``<eos>`` (rather than at the length limit).
-        weights: ``(len(ids) + finished, src_len)`` attention weights, one row per generated token
-            (``<eos>`` included when finished), columns for the source tokens and the source ``<eos>``;
+        finished: whether the search ended it with ``<eos>`` (rather than
+            at the length limit).
+        weights: ``(len(ids) + finished, src_len)`` attention weights,
+            one row per generated token (``<eos>`` included when finished),
+            columns for the source tokens and the source ``<eos>``;
             ``None`` for the baseline.
         score: the sum of the tokens' log-probabilities.
     """
@@ -66,8 +72,10 @@ def greedy_decode(
 
     Args:
         model: the model (put in eval mode by the caller).
-        src: ``(batch, src_len)`` source ids ending in ``<eos>``; src_mask: ``(batch, src_len)``, True = real.
-        max_len: the most tokens to generate per sentence; ``None`` allows ``2 * src_len + 5``.
+        src: ``(batch, src_len)`` source ids ending in ``<eos>``;
+            src_mask: ``(batch, src_len)``, True = real.
+        max_len: the most tokens to generate per sentence;
+            ``None`` allows ``2 * src_len + 5``.
 
     Returns:
         One :class:`Hypothesis` per sentence, in order.
@@ -135,30 +143,34 @@ def beam_search(
     max_len: int | None = None,
     length_penalty: float = 0.0,
 ) -> list[Hypothesis]:
-    """Translate a batch keeping the ``beam_size`` most probable partial translations of each sentence.
+    """Translate a batch keeping the ``beam_size`` most probable partial
+    translations of each sentence.
 
-    All sentences and beams run as one batch of ``batch * beam_size`` rows. A beam that has produced
-    ``<eos>`` is kept with its score frozen. At the end each sentence's best beam is chosen by
-    ``score / length ** length_penalty`` (``0`` ranks by the raw log-probability, which favours short
-    translations; Freitag and Al-Onaizan, 2017, discuss such choices). ``beam_size=1`` is greedy search.
+    All sentences and beams run as one batch of ``batch * beam_size`` rows.
+    A beam that has produced ``<eos>`` is kept with its score frozen.
+    At the end each sentence's best beam is chosen by ``score / length **
+    length_penalty`` (``0`` ranks by the raw log-probability,
+    which favours short translations; Freitag and Al-Onaizan,
+    2017, discuss such choices). ``beam_size=1`` is greedy search.
 
     Args:
         model: the model (in eval mode).
         src, src_mask: ``(batch, src_len)``.
         beam_size: the number of beams per sentence.
-        max_len: the most tokens per sentence; ``None`` allows ``2 * src_len + 5``.
+        max_len: the most tokens per sentence;
+            ``None`` allows ``2 * src_len + 5``.
         length_penalty: the exponent of the length normalisation.
 
     Returns:
-        One :class:`Hypothesis` per sentence, with the attention weights of its best beam.
+        One :class:`Hypothesis` per sentence, with the attention weights of
+        its best beam.
     """
     if beam_size < 1:
         raise ValueError(f"beam_size must be at least 1, got {beam_size}")
     max_len = max_len or _default_max_len(src_mask)
     batch, device = src.size(0), src.device
-    rows = torch.arange(batch, device=device).repeat_interleave(
-        beam_size
-    )  # sentence of each row
+    # sentence of each row
+    rows = torch.arange(batch, device=device).repeat_interleave(beam_size)
     memory = model.encode(src, src_mask).index_select(rows)
     state = model.decoder.init_state(memory)
     scores = torch.full(
@@ -168,7 +180,8 @@ def beam_search(
         device=device,
     )
     scores[:, 0] = (
-        0.0  # at first every beam holds the same <sos>: expand only one of them
+        # at first every beam holds the same <sos>: expand only one of them
+        0.0
     )
     scores = scores.view(-1)
     tokens = torch.full(
@@ -181,29 +194,26 @@ def beam_search(
         batch * beam_size, 0, dtype=torch.long, device=device
     )
     weight_history: Tensor | None = None
-    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(
-        1
-    )  # (batch, 1)
+    # (batch, 1)
+    offsets = (torch.arange(batch, device=device) * beam_size).unsqueeze(1)
     for _ in range(max_len):
         logits, state, step_weights = model.decoder.step(
             tokens, state, memory
         )
-        log_probs = torch.log_softmax(
-            logits.double(), dim=-1
-        )  # (rows, vocab), scores summed in float64
-        # a finished beam may only continue with <pad>, at no cost, so its score stays frozen
+        # (rows, vocab), scores summed in float64
+        log_probs = torch.log_softmax(logits.double(), dim=-1)
+        # a finished beam may only continue with <pad>, at no cost,
+        # so its score stays frozen
         log_probs[finished] = float("-inf")
         log_probs[finished, Vocab.pad_id] = 0.0
         vocab = log_probs.size(-1)
         candidates = (scores.unsqueeze(1) + log_probs).view(
             batch, beam_size * vocab
         )
-        top_scores, top = candidates.topk(
-            beam_size, dim=1
-        )  # (batch, beam)
-        parent = (offsets + top // vocab).view(
-            -1
-        )  # the row each new beam extends
+        # (batch, beam)
+        top_scores, top = candidates.topk(beam_size, dim=1)
+        # the row each new beam extends
+        parent = (offsets + top // vocab).view(-1)
         tokens = (top % vocab).view(-1)
         scores = top_scores.view(-1)
         state = state.index_select(0, parent)

@@ -1,14 +1,18 @@
-"""The loss and the training loop of the seq2seq models of :mod:`attnbook.nmt.seq2seq`.
+"""The loss and the training loop of the seq2seq models of
+:mod:`attnbook.nmt.seq2seq`.
 
 - :func:`sequence_loss`: cross-entropy over the real target tokens only.
-- :class:`Schedule`: the learning rate of every step, and after each validation whether to keep the
-  weights, halve the rate or stop (patience, ``min_delta``, ``lr_drops``, the optional decay to zero).
-- :func:`train`: teacher forcing, Adam, gradient clipping, validations that a :class:`Schedule` judges,
-  a silenceable ``tqdm`` progress bar and an optional :data:`ValidationHook` called after each validation
-  (to take snapshots as the model trains); the best weights (lowest validation loss) are restored at the
-  end. It returns a :class:`TrainResult`.
-- :func:`train_side_by_side`: several independent :func:`train` runs at once, one thread each, so that
-  a machine with several cores trains several small models in the time of the slowest.
+- :class:`Schedule`: the learning rate of every step, and after each
+  validation whether to keep the weights, halve the rate or stop (patience,
+  ``min_delta``, ``lr_drops``, the optional decay to zero).
+- :func:`train`: teacher forcing, Adam, gradient clipping, validations that
+  a :class:`Schedule` judges, a silenceable ``tqdm`` progress bar and an
+  optional :data:`ValidationHook` called after each validation (to take
+  snapshots as the model trains); the best weights (lowest validation loss)
+  are restored at the end. It returns a :class:`TrainResult`.
+- :func:`train_side_by_side`: several independent :func:`train` runs at
+  once, one thread each, so that a machine with several cores trains
+  several small models in the time of the slowest.
 
 >>> from attnbook.nmt.data import Vocab
 >>> from attnbook.nmt.grammar import make_splits
@@ -66,16 +70,19 @@ if TYPE_CHECKING:
 def sequence_loss(
     logits: Tensor, tgt_out: Tensor, *, pad_id: int = Vocab.pad_id
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Cross-entropy over the real target tokens only; padding adds nothing to the loss or the counts.
+    """Cross-entropy over the real target tokens only;
+    padding adds nothing to the loss or the counts.
 
     Args:
         logits: ``(batch, tgt_len, vocab)``.
-        tgt_out: ``(batch, tgt_len)`` target ids, ``pad_id`` where there is no token.
-        pad_id: the id of the padding (the book's vocabularies use ``Vocab.pad_id``, 0).
+        tgt_out: ``(batch, tgt_len)`` target ids, ``pad_id`` where there is
+            no token.
+        pad_id: the id of the padding (the book's vocabularies use
+            ``Vocab.pad_id``, 0).
 
     Returns:
-        The mean loss per real token, the number of correctly predicted real tokens, and the number of
-        real tokens (both as 0-dim tensors).
+        The mean loss per real token, the number of correctly predicted
+        real tokens, and the number of real tokens (both as 0-dim tensors).
     """
     real = tgt_out != pad_id
     loss = F.cross_entropy(
@@ -95,25 +102,37 @@ class TrainConfig:
         max_epochs: passes over the training pairs at most.
         batch_size: pairs per batch.
         lr: Adam's learning rate.
-        clip_norm: the largest gradient norm (Pascanu et al., 2013); larger gradients are rescaled.
-        eval_every: validate every this many steps (and at the end of every epoch).
-        patience: stop after this many validations without a lower validation loss.
-        min_delta: the fall, in nats per token, that counts as lower for ``patience``: a validation loss
-            must be more than ``min_delta`` below the last loss that counted (0: any fall counts). The
-            weights of the lowest loss are kept either way.
-        lr_drops: when ``patience`` runs out, halve the learning rate and go on, up to this many times;
-            training stops when patience runs out with no halving left. Halving lets a model whose
-            validation loss only wanders at the current rate settle into a lower one.
-        log_every: record the training loss and accuracy every this many steps.
-        seed: seeds the initial weights (through :func:`~attnbook.core.runtime.set_seed`) and the batch order.
-        parallel_decoder: let a decoder that can (Luong's) run all target steps in one call.
-        keep_best: end with the weights of the lowest validation loss; false keeps the last ones.
-        lr_decay: lower the learning rate linearly from ``lr`` to zero over the ``max_epochs`` planned;
-            left unset (``None``), :class:`~attnbook.studies.experiment.ExperimentConfig` chooses by the decoder
-            (on for Luong's), and :func:`train` given ``None`` keeps the rate constant.
+        clip_norm: the largest gradient norm (Pascanu et al., 2013);
+            larger gradients are rescaled.
+        eval_every: validate every this many steps (and at the end of
+            every epoch).
+        patience: stop after this many validations without a lower
+            validation loss.
+        min_delta: the fall, in nats per token, that counts as lower for
+            ``patience``: a validation loss must be more than ``min_delta``
+            below the last loss that counted (0: any fall counts).
+            The weights of the lowest loss are kept either way.
+        lr_drops: when ``patience`` runs out, halve the learning rate and
+            go on, up to this many times; training stops when patience runs
+            out with no halving left. Halving lets a model whose validation
+            loss only wanders at the current rate settle into a lower one.
+        log_every: record the training loss and accuracy every this
+            many steps.
+        seed: seeds the initial weights (through
+            :func:`~attnbook.core.runtime.set_seed`) and the batch order.
+        parallel_decoder: let a decoder that can (Luong's) run all target
+            steps in one call.
+        keep_best: end with the weights of the lowest validation loss;
+            false keeps the last ones.
+        lr_decay: lower the learning rate linearly from ``lr`` to zero over
+            the ``max_epochs`` planned; left unset (``None``),
+            :class:`~attnbook.studies.experiment.ExperimentConfig` chooses
+            by the decoder (on for Luong's), and :func:`train` given
+            ``None`` keeps the rate constant.
 
     Raises:
-        ValueError: a count below 1, or a negative learning rate or clipping norm.
+        ValueError: a count below 1, or a negative learning rate or
+            clipping norm.
     """
 
     max_epochs: int = field(
@@ -141,7 +160,8 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class LossRecord:
-    """The loss and the token accuracy (teacher forced) at one step of training."""
+    """The loss and the token accuracy (teacher forced) at one step
+    of training."""
 
     step: int
     loss: float
@@ -153,13 +173,17 @@ class TrainResult:
     """What :func:`train` measured.
 
     Attributes:
-        history: one record per ``log_every`` steps, over the training batches of those steps.
+        history: one record per ``log_every`` steps, over the training
+            batches of those steps.
         val_history: one record per validation, over the validation pairs.
-        best_step: the step of the lowest validation loss (whose weights are kept if ``keep_best``).
+        best_step: the step of the lowest validation loss (whose weights
+            are kept if ``keep_best``).
         steps: the optimiser steps taken.
         seconds: the wall-clock time of the training loop.
-        stopped_early: whether early stopping ended training before ``max_epochs``.
-        lr_drop_steps: the steps after which the learning rate was halved (``TrainConfig.lr_drops``).
+        stopped_early: whether early stopping ended training
+            before ``max_epochs``.
+        lr_drop_steps: the steps after which the learning rate was halved
+            (``TrainConfig.lr_drops``).
     """
 
     history: tuple[LossRecord, ...]
@@ -181,7 +205,8 @@ def validation_loss(
     pairs: Sequence[SentencePair],
     batch_size: int = 256,
 ) -> LossRecord:
-    """Teacher-forced loss and token accuracy over ``pairs`` (cheap: one forward pass per batch).
+    """Teacher-forced loss and token accuracy over ``pairs`` (cheap: one
+    forward pass per batch).
 
     Returns:
         A :class:`LossRecord` with ``step=0``.
@@ -206,7 +231,8 @@ class ScheduleDecision:
 
     Attributes:
         best: the loss is the lowest so far: keep these weights.
-        halve: patience ran out with a halving left: the rate halves from the next step on.
+        halve: patience ran out with a halving left:
+            the rate halves from the next step on.
         stop: patience ran out with no halving left: stop training.
     """
 
@@ -217,18 +243,23 @@ class ScheduleDecision:
 
 @dataclass
 class Schedule:
-    """The learning rate of every step, and early stopping: what :func:`train` does after a validation.
+    """The learning rate of every step, and early stopping:
+    what :func:`train` does after a validation.
 
-    The rate starts at ``lr``, falls linearly to zero over ``planned_steps`` if ``decay``, and is halved
-    once for each entry of ``lr_drop_steps``. A validation loss counts as lower for patience when it is
-    more than ``min_delta`` below the last one that counted. After ``patience`` validations in a row that
-    do not count, the rate is halved and counting starts again, up to ``lr_drops`` times; when patience
-    runs out with no halving left, training stops.
+    The rate starts at ``lr``, falls linearly to zero over
+    ``planned_steps`` if ``decay``, and is halved once for each entry of
+    ``lr_drop_steps``. A validation loss counts as lower for patience when
+    it is more than ``min_delta`` below the last one that counted.
+    After ``patience`` validations in a row that do not count,
+    the rate is halved and counting starts again, up to ``lr_drops`` times;
+    when patience runs out with no halving left, training stops.
 
     Attributes:
-        best_loss, best_step: the lowest validation loss so far and the step it was measured after.
+        best_loss, best_step: the lowest validation loss so far and the
+            step it was measured after.
         lr_drop_steps: the steps after which the rate was halved.
-        counted_loss, bad_checks: the last loss that counted as lower, and the validations since then.
+        counted_loss, bad_checks: the last loss that counted as lower,
+            and the validations since then.
 
     >>> schedule = Schedule(
     ...     lr=0.1, planned_steps=100, patience=2, lr_drops=1
@@ -260,7 +291,8 @@ class Schedule:
     def from_config(
         cls, config: TrainConfig, planned_steps: int
     ) -> Schedule:
-        """The schedule that ``config`` asks for, over ``planned_steps`` optimiser steps."""
+        """The schedule that ``config`` asks for, over ``planned_steps``
+        optimiser steps."""
         options = (
             config.patience,
             config.min_delta,
@@ -270,7 +302,8 @@ class Schedule:
         return cls(config.lr, planned_steps, *options)
 
     def rate(self, step: int) -> float:
-        """The learning rate of optimiser step ``step`` (the first is step 1), after the halvings so far."""
+        """The learning rate of optimiser step ``step`` (the first is step
+        1), after the halvings so far."""
         decay = (
             max(1.0 - (step - 1) / self.planned_steps, 0.0)
             if self.decay
@@ -279,7 +312,8 @@ class Schedule:
         return self.lr * (decay * 0.5 ** len(self.lr_drop_steps))
 
     def observe(self, step: int, val_loss: float) -> ScheduleDecision:
-        """Take the validation loss measured after ``step`` steps; decide what training does next."""
+        """Take the validation loss measured after ``step`` steps;
+        decide what training does next."""
         best = val_loss < self.best_loss
         if best:
             self.best_loss, self.best_step = val_loss, step
@@ -298,15 +332,19 @@ class Schedule:
 
 
 ValidationHook = Callable[[int, LossRecord], "bool | None"]
-"""Called by :func:`train` after each validation with the step and its :class:`LossRecord`, while the model
-holds the weights of that step (in training mode; wrap any measurement in
-:func:`~attnbook.nmt.seq2seq.evaluating`). It must not change the model or draw from a global generator.
-A true return value ends training after this step (as early stopping would)."""
+"""Called by :func:`train` after each validation with the step and
+its :class:`LossRecord`, while the model holds the weights of that
+step (in training mode; wrap any measurement in
+:func:`~attnbook.nmt.seq2seq.evaluating`).
+It must not change the model or draw from a global generator.
+A true return value ends training after this step (as early
+stopping would)."""
 
 
 class _Log:
-    """What :func:`train` records as it goes: the training loss and accuracy summed over ``log_every``
-    steps, every validation's record, the progress bar and the clock."""
+    """What :func:`train` records as it goes:
+    the training loss and accuracy summed over ``log_every`` steps,
+    every validation's record, the progress bar and the clock."""
 
     def __init__(
         self,
@@ -316,9 +354,8 @@ class _Log:
         progress: bool,
     ) -> None:
         self.log_every, self.start = config.log_every, time.perf_counter()
-        self.window = torch.zeros(
-            3, device=device
-        )  # loss sum, correct tokens, tokens: read when logged
+        # loss sum, correct tokens, tokens: read when logged
+        self.window = torch.zeros(3, device=device)
         self.history: list[LossRecord] = []
         self.val_history: list[LossRecord] = []
         self.bar = tqdm(
@@ -360,9 +397,8 @@ class _Log:
 
     def result(self, schedule: Schedule, steps: int) -> TrainResult:
         self.bar.close()
-        stopped_early = (
-            steps < schedule.planned_steps
-        )  # a run that did not stop took every planned step
+        # a run that did not stop took every planned step
+        stopped_early = steps < schedule.planned_steps
         return TrainResult(
             *(
                 tuple(self.history),
@@ -383,7 +419,8 @@ def _epochs(
     pairs: Sequence[SentencePair],
     config: TrainConfig,
 ) -> Iterator[Batch]:
-    """``config.max_epochs`` shuffled passes over ``pairs``, the order drawn from ``config.seed`` alone."""
+    """``config.max_epochs`` shuffled passes over ``pairs``, the order
+    drawn from ``config.seed`` alone."""
     order = random.Random(config.seed)
     batches = (
         translator.batches(
@@ -404,26 +441,33 @@ def train(
     stop_after: int | None = None,
     on_validation: ValidationHook | None = None,
 ) -> TrainResult:
-    """Train a translator's model with teacher forcing and early stopping; keep the best weights.
+    """Train a translator's model with teacher forcing and early stopping;
+    keep the best weights.
 
     Args:
-        translator: the model to train, in place (batches go to its device), and its vocabularies.
+        translator: the model to train, in place (batches go to its
+            device), and its vocabularies.
         train_pairs, val_pairs: disjoint training and validation pairs.
-        config: how to train (the batch order is drawn from its seed alone, a :class:`Schedule` made from
-            it sets the rates and stops); ``None`` uses :class:`TrainConfig`'s defaults.
+        config: how to train (the batch order is drawn from its seed alone,
+            a :class:`Schedule` made from it sets the rates and stops);
+            ``None`` uses :class:`TrainConfig`'s defaults.
         progress: show a ``tqdm`` progress bar.
-        on_validation: a :data:`ValidationHook`, e.g. to take snapshots of the attention as it trains.
-        stop_after: end after this many steps, the learning rate still planned over ``max_epochs``
-            (a recorded run's first steps, trained again to check them); ``None`` trains the whole run.
+        on_validation: a :data:`ValidationHook`, e.g. to take snapshots of
+            the attention as it trains.
+        stop_after: end after this many steps, the learning rate still
+            planned over ``max_epochs`` (a recorded run's first steps,
+            trained again to check them); ``None`` trains the whole run.
     """
     config = config or TrainConfig()
     if stop_after is not None and stop_after < 1:
         raise ValueError(
-            f"stop_after must be a positive number of steps, got {stop_after}"
+            "stop_after must be a positive number of steps, got "
+            f"{stop_after}"
         )
     if not train_pairs or not val_pairs:
         raise ValueError(
-            f"need training and validation pairs, got {len(train_pairs)} and {len(val_pairs)}"
+            f"need training and validation pairs, got {len(train_pairs)} "
+            f"and {len(val_pairs)}"
         )
     model, per_epoch = (
         translator.model,
@@ -478,7 +522,8 @@ def train(
 
 @dataclass(frozen=True, eq=False)
 class TrainingRun:
-    """One model to train with :func:`train_side_by_side`: the arguments of one :func:`train` call."""
+    """One model to train with :func:`train_side_by_side`:
+    the arguments of one :func:`train` call."""
 
     translator: Translator
     train_pairs: Sequence[SentencePair]
@@ -493,19 +538,25 @@ def train_side_by_side(
     workers: int | None = None,
     progress: bool = False,
 ) -> list[TrainResult]:
-    """Train independent models at the same time, one thread each; return their results in order.
+    """Train independent models at the same time, one thread each;
+    return their results in order.
 
-    Each run is exactly the :func:`train` call it describes: the models share no tensor, each batch
-    order comes from its own config's seed, no global random generator is drawn while training, and
-    PyTorch's gradient mode is per thread. So the weights and results are bit for bit those of the runs
-    made one after the other (a test checks this); only the time differs. PyTorch's operations release
-    Python's global lock, so on a CPU where each model uses one thread (``torch.set_num_threads(1)``)
-    two runs keep two cores busy. A run that raises re-raises here, after every run has ended.
-    ``TrainResult.seconds`` is each run's wall-clock time while it shared the machine.
+    Each run is exactly the :func:`train` call it describes:
+    the models share no tensor, each batch order comes from its own
+    config's seed, no global random generator is drawn while training,
+    and PyTorch's gradient mode is per thread.
+    So the weights and results are bit for bit those of the runs made one
+    after the other (a test checks this); only the time differs.
+    PyTorch's operations release Python's global lock, so on a CPU where
+    each model uses one thread (``torch.set_num_threads(1)``)
+    two runs keep two cores busy. A run that raises re-raises here,
+    after every run has ended. ``TrainResult.seconds`` is each run's
+    wall-clock time while it shared the machine.
 
     Args:
         runs: the models to train.
-        workers: how many train at once (default: all of them); the next starts when one ends.
+        workers: how many train at once (default: all of them);
+            the next starts when one ends.
         progress: show a bar that counts the finished runs.
 
     >>> train_side_by_side([])

@@ -1,20 +1,27 @@
-r"""A small Transformer encoder-decoder (Vaswani et al., 2017) built from :class:`MultiHeadAttention`.
+r"""A small Transformer encoder-decoder (Vaswani et al., 2017)
+built from :class:`MultiHeadAttention`.
 
-It offers the interface :class:`~attnbook.nmt.model.TranslationModel`, as
-:class:`~attnbook.nmt.seq2seq.Seq2Seq` does, so the package's
-:func:`~attnbook.nmt.training.train`, :class:`~attnbook.nmt.translator.Translator`,
-:func:`~attnbook.nmt.evaluation.evaluate`, :func:`~attnbook.nmt.search.greedy_decode` and
+It offers the interface :class:`~attnbook.nmt.model.TranslationModel`,
+as :class:`~attnbook.nmt.seq2seq.Seq2Seq` does, so the package's
+:func:`~attnbook.nmt.training.train`,
+:class:`~attnbook.nmt.translator.Translator`,
+:func:`~attnbook.nmt.evaluation.evaluate`,
+:func:`~attnbook.nmt.search.greedy_decode` and
 :func:`~attnbook.nmt.search.beam_search` serve it unchanged:
 
-- ``model(src, src_mask, tgt_in)`` returns the logits and one attention matrix per target step;
+- ``model(src, src_mask, tgt_in)`` returns the logits and one attention
+  matrix per target step;
 - ``model.encode(src, src_mask)`` returns the memory the decoder reads;
-- ``model.decoder.init_state(memory)`` and ``model.decoder.step(prev_tokens, state, memory)`` decode one
-  token at a time. A Transformer decoder has no recurrent state: its "state" is a cache of every layer's
-  input at the positions decoded so far, which the new position attends over.
+- ``model.decoder.init_state(memory)`` and
+  ``model.decoder.step(prev_tokens, state, memory)`` decode one token at a
+  time. A Transformer decoder has no recurrent state:
+  its "state" is a cache of every layer's input at the positions decoded so
+  far, which the new position attends over.
 
-The layers are pre-norm (``x + sublayer(LayerNorm(x))``, Xiong et al., 2020), which trains without a
-learning-rate warm-up. Positions enter as sinusoids added to the embeddings. Masks are boolean with
-**True = may attend**.
+The layers are pre-norm (``x + sublayer(LayerNorm(x))``, Xiong et al.,
+2020), which trains without a learning-rate warm-up.
+Positions enter as sinusoids added to the embeddings.
+Masks are boolean with **True = may attend**.
 """
 
 from __future__ import annotations
@@ -35,10 +42,12 @@ from attnbook.nmt.model import decode_stepwise
 def sinusoidal_positions(
     length: int, dim: int, *, device: torch.device | str | None = None
 ) -> Tensor:
-    r"""The sinusoidal position codes :math:`P_{t, 2l} = \sin(t / 10000^{2l/d})`, :math:`P_{t, 2l+1} = \cos(\cdot)`.
+    r"""The sinusoidal position codes :math:`P_{t, 2l} = \sin(t /
+    10000^{2l/d})`, :math:`P_{t, 2l+1} = \cos(\cdot)`.
 
-    Each pair of features turns at its own frequency, so every position gets a distinct code and a fixed
-    offset is a rotation of each pair, the same at every position.
+    Each pair of features turns at its own frequency, so every position
+    gets a distinct code and a fixed offset is a rotation of each pair,
+    the same at every position.
 
     Args:
         length: the number of positions ``0 ... length - 1``.
@@ -66,16 +75,20 @@ def sinusoidal_positions(
 
 @dataclass(frozen=True, kw_only=True)
 class TransformerSizes:
-    """The sizes of a :class:`Transformer`, without what the data decides (the command line's flags).
+    """The sizes of a :class:`Transformer`, without what the data decides
+    (the command line's flags).
 
     Attributes:
-        d_model: the size of every token's state (embeddings, attention, residual stream).
-        num_heads: attention heads per attention module; d_model must be divisible by it.
+        d_model: the size of every token's state (embeddings, attention,
+            residual stream).
+        num_heads: attention heads per attention module;
+            d_model must be divisible by it.
         num_layers: encoder layers and decoder layers (as many of each).
         ff_dim: the hidden size of each layer's feed-forward network.
 
     Raises:
-        ValueError: a size below 1, or a ``d_model`` that is odd or not divisible by ``num_heads``.
+        ValueError: a size below 1, or a ``d_model`` that is odd or not
+            divisible by ``num_heads``.
     """
 
     d_model: int = field(default=64, metadata={"minimum": 2})
@@ -87,14 +100,16 @@ class TransformerSizes:
         check_fields(self)
         if self.d_model % self.num_heads != 0 or self.d_model % 2 != 0:
             raise ValueError(
-                f"d_model must be even and divisible by num_heads, got d_model={self.d_model} and "
+                "d_model must be even and divisible by num_heads, got "
+                f"d_model={self.d_model} and "
                 f"num_heads={self.num_heads}"
             )
 
     def sized(
         self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int
     ) -> TransformerConfig:
-        """The full configuration of a model of these sizes for these vocabularies."""
+        """The full configuration of a model of these sizes for
+        these vocabularies."""
         sizes = {
             item.name: getattr(self, item.name)
             for item in fields(TransformerSizes)
@@ -109,11 +124,13 @@ class TransformerSizes:
 
 @dataclass(frozen=True)
 class TransformerConfig(TransformerSizes):
-    """The sizes of a :class:`Transformer`: those of :class:`TransformerSizes` (keyword-only), and:
+    """The sizes of a :class:`Transformer`: those of
+    :class:`TransformerSizes` (keyword-only), and:
 
     Attributes:
         src_vocab_size, tgt_vocab_size: the vocabulary sizes.
-        max_src_len: the longest source sentence, in tokens, the model accepts.
+        max_src_len: the longest source sentence, in tokens,
+            the model accepts.
     """
 
     src_vocab_size: int = field(metadata={"minimum": 1})
@@ -133,7 +150,8 @@ def _feed_forward(d_model: int, ff_dim: int) -> nn.Sequential:
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention over the source, then a feed-forward network; each pre-normed with a residual."""
+    """Self-attention over the source, then a feed-forward network;
+    each pre-normed with a residual."""
 
     def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
         super().__init__()
@@ -151,10 +169,12 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """Causal self-attention, cross-attention over the encoder's states, a feed-forward network.
+    """Causal self-attention, cross-attention over the encoder's states,
+    a feed-forward network.
 
-    The cross-attention is the seq2seq attention of the recurrent models: the decoder's states are the
-    queries, the encoder's states the keys and values, the source padding mask its mask.
+    The cross-attention is the seq2seq attention of the recurrent models:
+    the decoder's states are the queries, the encoder's states the keys and
+    values, the source padding mask its mask.
     """
 
     def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
@@ -169,7 +189,8 @@ class DecoderLayer(nn.Module):
     def forward(
         self, states: Tensor, memory: TransformerMemory
     ) -> tuple[Tensor, Tensor]:
-        """Return the new states and the cross-attention weights ``(batch, num_heads, tgt_len, src_len)``."""
+        """Return the new states and the cross-attention weights ``(batch,
+        num_heads, tgt_len, src_len)``."""
         normed = self.norm_self(states)
         no_future = causal_mask(states.size(1), device=states.device)[
             None
@@ -186,11 +207,13 @@ class DecoderLayer(nn.Module):
     def step(
         self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory
     ) -> tuple[Tensor, Tensor]:
-        """One new position: ``new_state`` ``(batch, 1, d_model)`` attends over ``prefix`` ``(batch, t + 1, d_model)``.
+        """One new position: ``new_state`` ``(batch, 1, d_model)``
+        attends over ``prefix`` ``(batch, t + 1, d_model)``.
 
-        ``prefix`` holds this layer's inputs at every position so far, the new one last; no mask is
-        needed, since the new position may see all of them. Returns the new output state and the
-        cross-attention weights ``(batch, num_heads, 1, src_len)``.
+        ``prefix`` holds this layer's inputs at every position so far,
+        the new one last; no mask is needed, since the new position may see
+        all of them. Returns the new output state and the cross-attention
+        weights ``(batch, num_heads, 1, src_len)``.
         """
         normed_prefix = self.norm_self(prefix)
         states = (
@@ -212,14 +235,16 @@ class TransformerMemory:
 
     Attributes:
         states: ``(batch, src_len, d_model)`` the encoder's output states.
-        mask: ``(batch, src_len)`` bool, **True = may attend** (a real source token or ``<eos>``).
+        mask: ``(batch, src_len)`` bool, **True = may attend** (a real
+            source token or ``<eos>``).
     """
 
     states: Tensor
     mask: Tensor
 
     def index_select(self, index: Tensor) -> TransformerMemory:
-        """The memory of the sentences ``index`` (repeats allowed: beam search copies each sentence)."""
+        """The memory of the sentences ``index`` (repeats allowed: beam
+        search copies each sentence)."""
         return TransformerMemory(
             self.states.index_select(0, index),
             self.mask.index_select(0, index),
@@ -227,26 +252,25 @@ class TransformerMemory:
 
 
 class _Embed(nn.Module):
-    """Token embeddings of size about 1 per feature (the positions' size) plus sinusoidal positions."""
+    """Token embeddings of size about 1 per feature (the positions' size)
+    plus sinusoidal positions."""
 
     def __init__(self, vocab_size: int, d_model: int) -> None:
         super().__init__()
         self.embedding = nn.Embedding(
             vocab_size, d_model, padding_idx=Vocab.pad_id
         )
-        nn.init.normal_(
-            self.embedding.weight, std=d_model**-0.5
-        )  # scaled up to unit size: as large as
-        nn.init.zeros_(
-            self.embedding.weight[Vocab.pad_id]
-        )  # the position codes, not 8 times larger
+        # scaled up to unit size: as large as
+        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)
+        # the position codes, not 8 times larger
+        nn.init.zeros_(self.embedding.weight[Vocab.pad_id])
         self.scale = math.sqrt(d_model)
 
     def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
-        """Embed ``tokens`` ``(batch, len)`` standing at positions ``start ... start + len - 1``."""
-        embedded = (
-            self.embedding(tokens) * self.scale
-        )  # (batch, len, d_model)
+        """Embed ``tokens`` ``(batch, len)`` standing at positions
+        ``start ... start + len - 1``."""
+        # (batch, len, d_model)
+        embedded = self.embedding(tokens) * self.scale
         length = start + tokens.size(1)
         positions = sinusoidal_positions(
             length, embedded.size(-1), device=tokens.device
@@ -255,7 +279,8 @@ class _Embed(nn.Module):
 
 
 class TransformerEncoder(nn.Module):
-    """Embeddings with positions, ``num_layers`` :class:`EncoderLayer`, a final LayerNorm."""
+    """Embeddings with positions, ``num_layers`` :class:`EncoderLayer`,
+    a final LayerNorm."""
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
@@ -269,7 +294,8 @@ class TransformerEncoder(nn.Module):
     def forward(self, src: Tensor, src_mask: Tensor) -> Tensor:
         if bool((src_mask.sum(dim=1) == 0).any()):
             raise ValueError(
-                "every source sentence needs at least one token: a row of src_mask is all False"
+                "every source sentence needs at least one token: a row of "
+                "src_mask is all False"
             )
         states = self.embed(src)
         for layer in self.layers:
@@ -278,9 +304,11 @@ class TransformerEncoder(nn.Module):
 
 
 class TransformerDecoder(nn.Module):
-    """Embeddings with positions, ``num_layers`` :class:`DecoderLayer`, a final LayerNorm, the output layer.
+    """Embeddings with positions, ``num_layers`` :class:`DecoderLayer`,
+    a final LayerNorm, the output layer.
 
-    ``forward`` reads a whole target prefix at once; ``step`` extends a prefix by one token, for search.
+    ``forward`` reads a whole target prefix at once;
+    ``step`` extends a prefix by one token, for search.
     """
 
     uses_attention = True
@@ -298,10 +326,12 @@ class TransformerDecoder(nn.Module):
     def forward(
         self, tgt_in: Tensor, memory: TransformerMemory
     ) -> tuple[Tensor, Tensor]:
-        """Logits ``(batch, tgt_len, vocab)`` and every cross-attention matrix.
+        """Logits ``(batch, tgt_len, vocab)`` and every
+        cross-attention matrix.
 
         Returns:
-            ``logits`` and ``cross_weights`` of shape ``(batch, num_layers, num_heads, tgt_len, src_len)``.
+            ``logits`` and ``cross_weights`` of shape ``(batch, num_layers,
+            num_heads, tgt_len, src_len)``.
         """
         states = self.embed(tgt_in)
         cross_weights = []
@@ -320,26 +350,28 @@ class TransformerDecoder(nn.Module):
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: TransformerMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
-        """Read one more token ``prev_tokens`` ``(batch,)`` and predict the next one.
+        """Read one more token ``prev_tokens`` ``(batch,)`` and predict the
+        next one.
 
-        ``state`` caches each layer's input at every earlier position, ``(batch, num_layers, t,
-        d_model)``. Under the causal mask those never change when a token is appended, so a step computes
-        only the new position, attending over the cache: the same result as :meth:`forward` on the whole
-        prefix, at a cost that grows with ``t`` instead of ``t ** 2``.
+        ``state`` caches each layer's input at every earlier position,
+        ``(batch, num_layers, t, d_model)``. Under the causal mask those
+        never change when a token is appended, so a step computes only the
+        new position, attending over the cache:
+        the same result as :meth:`forward` on the whole prefix,
+        at a cost that grows with ``t`` instead of ``t ** 2``.
 
         Returns:
-            logits ``(batch, vocab)``, the cache grown to ``t + 1`` positions, and the last layer's
-            cross-attention of the new position averaged over the heads, ``(batch, src_len)``.
+            logits ``(batch, vocab)``, the cache grown to ``t + 1``
+            positions, and the last layer's cross-attention of the new
+            position averaged over the heads, ``(batch, src_len)``.
         """
-        states = self.embed(
-            prev_tokens.unsqueeze(1), start=state.size(2)
-        )  # (batch, 1, d_model)
+        # (batch, 1, d_model)
+        states = self.embed(prev_tokens.unsqueeze(1), start=state.size(2))
         layer_inputs = []
         for index, layer in enumerate(self.layers):
             layer_inputs.append(states)
-            prefix = torch.cat(
-                [state[:, index], states], dim=1
-            )  # (batch, t + 1, d_model)
+            # (batch, t + 1, d_model)
+            prefix = torch.cat([state[:, index], states], dim=1)
             states, cross_weights = layer.step(states, prefix, memory)
         new_state = torch.cat(
             [state, torch.stack(layer_inputs, dim=1)], dim=2
@@ -349,16 +381,20 @@ class TransformerDecoder(nn.Module):
 
 
 class Transformer(nn.Module):
-    """An encoder-decoder Transformer; it offers the interface :class:`~attnbook.nmt.model.TranslationModel`.
+    """An encoder-decoder Transformer; it offers the interface
+    :class:`~attnbook.nmt.model.TranslationModel`.
 
     Args:
         config: the sizes.
 
     Shape:
-        - src, src_mask: ``(batch, src_len)``; tgt_in: ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
-        - forward returns logits ``(batch, tgt_len, tgt_vocab)`` and the last layer's cross-attention
-          averaged over the heads, ``(batch, tgt_len, src_len)``; :meth:`cross_attention` returns every
-          layer's and head's, ``(batch, num_layers, num_heads, tgt_len, src_len)``.
+        - src, src_mask: ``(batch, src_len)``; tgt_in:
+          ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
+        - forward returns logits ``(batch, tgt_len, tgt_vocab)``
+          and the last layer's cross-attention averaged over the heads,
+          ``(batch, tgt_len, src_len)``; :meth:`cross_attention` returns
+          every layer's and head's, ``(batch, num_layers, num_heads,
+          tgt_len, src_len)``.
 
     >>> model = Transformer(
     ...     TransformerConfig(
@@ -396,7 +432,8 @@ class Transformer(nn.Module):
     def cross_attention(
         self, src: Tensor, src_mask: Tensor, tgt_in: Tensor
     ) -> tuple[Tensor, Tensor]:
-        """Teacher-forced logits and every layer's and head's cross-attention (see the class's Shape)."""
+        """Teacher-forced logits and every layer's and head's
+        cross-attention (see the class's Shape)."""
         return self.decoder(tgt_in, self.encode(src, src_mask))
 
     def forward(
@@ -407,10 +444,12 @@ class Transformer(nn.Module):
         *,
         parallel: bool = True,
     ) -> tuple[Tensor, Tensor]:
-        """Teacher-forced logits and attention weights (see the class's Shape).
+        """Teacher-forced logits and attention weights (see the
+        class's Shape).
 
-        ``parallel=False`` decodes the reference one token at a time with :meth:`TransformerDecoder.step`,
-        as search does; the causal mask makes both give the same result.
+        ``parallel=False`` decodes the reference one token at a time with
+        :meth:`TransformerDecoder.step`, as search does;
+        the causal mask makes both give the same result.
         """
         memory = self.encode(src, src_mask)
         if not parallel:
@@ -419,7 +458,7 @@ class Transformer(nn.Module):
         return logits, cross_weights[:, -1].mean(dim=1)
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # A task that one head cannot do and two heads can
 
 
@@ -430,11 +469,13 @@ def neighbour_batch(
     vocab_size: int = 16,
     offsets: tuple[int, ...] = (-1, 1),
 ) -> tuple[Tensor, Tensor]:
-    """Random token sequences and, for every position ``i``, the tokens at ``i + offset`` (cyclically).
+    """Random token sequences and, for every position ``i``, the tokens at
+    ``i + offset`` (cyclically).
 
     Returns:
-        ``tokens`` ``(batch, length)`` and ``targets`` ``(batch, length, len(offsets))``: with the default
-        offsets, each position's left and right neighbour.
+        ``tokens`` ``(batch, length)`` and ``targets`` ``(batch, length,
+        len(offsets))``: with the default offsets, each position's left and
+        right neighbour.
     """
     tokens = torch.randint(
         vocab_size, (batch, length), generator=generator
@@ -446,16 +487,20 @@ def neighbour_batch(
 
 
 class NeighbourCopier(nn.Module):
-    """One self-attention layer between an embedding with learned positions and a *linear* read-out.
+    """One self-attention layer between an embedding with learned positions
+    and a *linear* read-out.
 
-    Each position must output the tokens at several offsets at once. A head's context is one weighted
-    average of value vectors, and a linear read-out of an average of two tokens cannot name both in
-    order; with a head per offset each context holds one token. ``num_heads`` changes only how the
-    ``d_model`` features are split, not the number of parameters.
+    Each position must output the tokens at several offsets at once.
+    A head's context is one weighted average of value vectors,
+    and a linear read-out of an average of two tokens cannot name both in
+    order; with a head per offset each context holds one token.
+    ``num_heads`` changes only how the ``d_model`` features are split,
+    not the number of parameters.
 
     Shape:
-        - tokens: ``(batch, length)``; returns logits ``(batch, length, n_outputs, vocab_size)`` and the
-          attention weights ``(batch, num_heads, length, length)``.
+        - tokens: ``(batch, length)``; returns logits ``(batch, length,
+          n_outputs, vocab_size)`` and the attention weights ``(batch,
+          num_heads, length, length)``.
     """
 
     def __init__(
@@ -491,10 +536,12 @@ def train_neighbour_copier(
     seed: int = 0,
     n_test: int = 1000,
 ) -> tuple[NeighbourCopier, Tensor]:
-    """Train a :class:`NeighbourCopier` with Adam and measure it on fresh sequences.
+    """Train a :class:`NeighbourCopier` with Adam and measure it on
+    fresh sequences.
 
     Returns:
-        The model and its test accuracy for each offset, ``(len(offsets),)``.
+        The model and its test accuracy for each offset,
+        ``(len(offsets),)``.
     """
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)

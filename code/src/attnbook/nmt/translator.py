@@ -1,10 +1,14 @@
-"""A :class:`Translator`: a model with the two vocabularies it was built for, so words go in and out.
+"""A :class:`Translator`: a model with the two vocabularies it was built
+for, so words go in and out.
 
-A model reads ids; which word an id stands for is fixed by the vocabularies it was trained with. The
-three travel together, and are saved and loaded together: a checkpoint holds the model's kind (a key of
-:data:`MODEL_KINDS`), its configuration, the weights and both vocabularies, and is read with
-``torch.load(weights_only=True)``, which refuses to run code stored in a file. The model is any
-:class:`~attnbook.nmt.model.TranslationModel`: the recurrent seq2seq model or the Transformer.
+A model reads ids; which word an id stands for is fixed by the vocabularies
+it was trained with. The three travel together, and are saved and loaded
+together: a checkpoint holds the model's kind (a key of
+:data:`MODEL_KINDS`), its configuration, the weights and both vocabularies,
+and is read with ``torch.load(weights_only=True)``, which refuses to run
+code stored in a file. The model is any
+:class:`~attnbook.nmt.model.TranslationModel`:
+the recurrent seq2seq model or the Transformer.
 
 >>> import torch
 >>> from attnbook.nmt.data import Vocab
@@ -63,15 +67,18 @@ from attnbook.nmt.seq2seq import Seq2Seq
 from attnbook.nmt.transformer import Transformer
 
 CHECKPOINT_FORMAT = "attnbook-translator-2"
-"""The ``format`` entry of a checkpoint written by :meth:`Translator.save`."""
+"""The ``format`` entry of a checkpoint written by
+:meth:`Translator.save`."""
 
-_SEQ2SEQ_ONLY_FORMAT = "attnbook-seq2seq-1"  # the first format: no kind entry, always a Seq2Seq
+# the first format: no kind entry, always a Seq2Seq
+_SEQ2SEQ_ONLY_FORMAT = "attnbook-seq2seq-1"
 
 MODEL_KINDS: dict[str, type[Seq2Seq] | type[Transformer]] = {
     Seq2Seq.kind: Seq2Seq,
     Transformer.kind: Transformer,
 }
-"""The model classes a checkpoint can hold, by the ``kind`` it names; each is built from its ``config_class``."""
+"""The model classes a checkpoint can hold, by the ``kind`` it names;
+each is built from its ``config_class``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,9 +88,11 @@ class Translation:
     Attributes:
         source: the source tokens (unknown ones as given).
         target: the translation's tokens.
-        weights: ``(len(target) + 1, len(source) + 1)`` weights (rows and columns include ``<eos>``; one
-            row fewer when the search stopped at its length limit) or ``None`` for the baseline.
-        n_unknown: how many source tokens the vocabulary did not know (they were read as ``<unk>``).
+        weights: ``(len(target) + 1, len(source) + 1)`` weights (rows and
+            columns include ``<eos>``; one row fewer when the search
+            stopped at its length limit) or ``None`` for the baseline.
+        n_unknown: how many source tokens the vocabulary did not know (they
+            were read as ``<unk>``).
     """
 
     source: list[str]
@@ -92,7 +101,8 @@ class Translation:
     n_unknown: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The translation as plain values (weights as nested lists), for JSON."""
+        """The translation as plain values (weights as nested lists),
+        for JSON."""
         weights = None if self.weights is None else self.weights.tolist()
         return {
             "source": self.source,
@@ -108,26 +118,35 @@ def _vocab_difference(
     if tuple(stored) == given.tokens:
         return None
     if len(stored) != len(given):
-        return f"its {name} vocabulary has {len(stored)} tokens, the one given has {len(given)}"
+        return (
+            f"its {name} vocabulary has {len(stored)} tokens, the one "
+            f"given has {len(given)}"
+        )
     first = next(
         i
         for i, (a, b) in enumerate(zip(stored, given.tokens, strict=True))
         if a != b
     )
-    return f"its {name} vocabulary has {stored[first]!r} at id {first}, the one given has {given.tokens[first]!r}"
+    return (
+        f"its {name} vocabulary has {stored[first]!r} at id {first}, the "
+        f"one given has {given.tokens[first]!r}"
+    )
 
 
 @dataclass(frozen=True, eq=False)
 class Translator:
-    """A translation model (:class:`~attnbook.nmt.model.TranslationModel`) and its two vocabularies.
+    """A translation model (:class:`~attnbook.nmt.model.TranslationModel`)
+    and its two vocabularies.
 
     Attributes:
-        model: the model; it stays on its device, and inputs are moved there.
+        model: the model; it stays on its device, and inputs are
+            moved there.
         src_vocab: the vocabulary of the sentences it reads.
         tgt_vocab: the vocabulary of the sentences it writes.
 
     Raises:
-        ValueError: a vocabulary's size differs from the one the model was built for.
+        ValueError: a vocabulary's size differs from the one the model was
+            built for.
     """
 
     model: TranslationModel
@@ -142,21 +161,23 @@ class Translator:
         ):
             if len(vocab) != size:
                 raise ValueError(
-                    f"{name} has {len(vocab)} tokens but the model was built for {size}"
+                    f"{name} has {len(vocab)} tokens but the model was "
+                    f"built for {size}"
                 )
 
     @property
     def device(self) -> torch.device:
         return self.model.device
 
-    # --- batches ----------------------------------------------------------------------------------------
+    # --- batches ---------------------------------------------------------
 
     def batch(
         self,
         pairs: Sequence[SentencePair],
         indices: Sequence[int] | None = None,
     ) -> Batch:
-        """Pairs encoded with the two vocabularies and padded into one batch on the model's device."""
+        """Pairs encoded with the two vocabularies and padded into one
+        batch on the model's device."""
         return make_batch(
             pairs, self.src_vocab, self.tgt_vocab, indices=indices
         ).to(self.device)
@@ -169,7 +190,8 @@ class Translator:
         shuffle: bool = False,
         generator: random.Random | None = None,
     ) -> Iterator[Batch]:
-        """One epoch of padded batches on the model's device (see :func:`~attnbook.nmt.data.iterate_batches`)."""
+        """One epoch of padded batches on the model's device (see
+        :func:`~attnbook.nmt.data.iterate_batches`)."""
         for batch in iterate_batches(
             pairs,
             self.src_vocab,
@@ -181,14 +203,15 @@ class Translator:
             yield batch.to(self.device)
 
     def n_unknown(self, pairs: Sequence[SentencePair]) -> int:
-        """How many source and target tokens of ``pairs`` the vocabularies do not know."""
+        """How many source and target tokens of ``pairs`` the vocabularies
+        do not know."""
         return sum(
             len(self.src_vocab.unknown(p.source))
             + len(self.tgt_vocab.unknown(p.target))
             for p in pairs
         )
 
-    # --- translating -----------------------------------------------------------------------------------
+    # --- translating -----------------------------------------------------
 
     def translate(
         self,
@@ -197,15 +220,19 @@ class Translator:
         beam_size: int = 1,
         max_len: int | None = None,
     ) -> Translation:
-        """Translate one sentence (a string split on spaces, or a list of tokens).
+        """Translate one sentence (a string split on spaces,
+        or a list of tokens).
 
         Args:
-            sentence: the source sentence; a string is lower-cased and split on spaces.
+            sentence: the source sentence; a string is lower-cased and
+                split on spaces.
             beam_size: 1 for greedy search, more for :meth:`beam_search`.
-            max_len: the most target tokens; ``None`` allows ``2 * len(source) + 5``.
+            max_len: the most target tokens; ``None`` allows
+                ``2 * len(source) + 5``.
 
         Raises:
-            ValueError: the sentence is empty, or longer than the model's ``max_src_len``.
+            ValueError: the sentence is empty, or longer than the model's
+                ``max_src_len``.
         """
         if beam_size != 1:
             return self.beam_search(
@@ -226,7 +253,8 @@ class Translator:
         max_len: int | None = None,
         length_penalty: float = 0.0,
     ) -> Translation:
-        """Translate one sentence with :func:`~attnbook.nmt.search.beam_search` (arguments as there)."""
+        """Translate one sentence with
+        :func:`~attnbook.nmt.search.beam_search` (arguments as there)."""
         return self._translate_one(
             sentence,
             lambda src, mask: beam_search(
@@ -268,9 +296,11 @@ class Translator:
         max_len: int | None = None,
         length_penalty: float = 0.0,
     ) -> list[Hypothesis]:
-        """Translate the sources of ``pairs`` in batches (greedy for ``beam_size=1``), in order.
+        """Translate the sources of ``pairs`` in batches (greedy for
+        ``beam_size=1``), in order.
 
-        ``max_len`` and ``length_penalty`` are as in :func:`~attnbook.nmt.search.beam_search`.
+        ``max_len`` and ``length_penalty`` are as in
+        :func:`~attnbook.nmt.search.beam_search`.
         """
         hypotheses: list[Hypothesis] = []
         with evaluating(self.model):
@@ -294,19 +324,21 @@ class Translator:
     def translate_pairs(
         self, pairs: Sequence[SentencePair], **options: Any
     ) -> list[list[str]]:
-        """The translations of the sources of ``pairs``, as tokens (options as :meth:`decode_pairs`)."""
+        """The translations of the sources of ``pairs``, as tokens (options
+        as :meth:`decode_pairs`)."""
         return [
             self.tgt_vocab.decode(h.ids)
             for h in self.decode_pairs(pairs, **options)
         ]
 
-    # --- checkpoints -----------------------------------------------------------------------------------
+    # --- checkpoints -----------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """Save the model's kind and configuration, its weights and both vocabularies to ``path``; return it.
+        """Save the model's kind and configuration, its weights and both
+        vocabularies to ``path``; return it.
 
-        The file holds only tensors, strings and numbers, so :meth:`load` can read it with
-        ``torch.load(weights_only=True)``.
+        The file holds only tensors, strings and numbers, so :meth:`load`
+        can read it with ``torch.load(weights_only=True)``.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -335,22 +367,26 @@ class Translator:
         *,
         device: torch.device | str | None = None,
     ) -> Translator:
-        """Load a checkpoint written by :meth:`save` (with ``torch.load(weights_only=True)``).
+        """Load a checkpoint written by :meth:`save` (with
+        ``torch.load(weights_only=True)``).
 
         Args:
             path: the file.
-            src_vocab, tgt_vocab: the vocabularies you will feed the model; when given, they must be the
-                ones it was trained with, or the token ids would mean different words.
-            device: where to put the model; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
+            src_vocab, tgt_vocab: the vocabularies you will feed the model;
+                when given, they must be the ones it was trained with,
+                or the token ids would mean different words.
+            device: where to put the model; ``None`` uses
+                :func:`~attnbook.core.runtime.get_device`.
 
         Returns:
             The translator, its model in eval mode.
 
         Raises:
             FileNotFoundError: there is no such file.
-            ValueError: the file is not such a checkpoint (the message names the file), names a model
-                kind that is not in :data:`MODEL_KINDS`, or was trained with other vocabularies than the
-                ones given.
+            ValueError: the file is not such a checkpoint (the message
+                names the file), names a model kind that is not in
+                :data:`MODEL_KINDS`, or was trained with other vocabularies
+                than the ones given.
 
         >>> import tempfile
         >>> from pathlib import Path
@@ -375,7 +411,8 @@ class Translator:
         ...     Translator.load(folder / "notes.txt")
         ... except ValueError as error:
         ...     print(error.args[0].split("/")[-1])
-        notes.txt is not an attnbook checkpoint: torch.load could not read it (UnpicklingError)
+        notes.txt is not an attnbook checkpoint: torch.load could not read
+        it (UnpicklingError)
         """
         path = Path(path)
         try:
@@ -386,21 +423,25 @@ class Translator:
             OSError
         ):  # no such file, no permission: not a question of format
             raise
-        except Exception as error:  # torch.load fails in many ways on a file it cannot read
+        # torch.load fails in many ways on a file it cannot read
+        except Exception as error:
             raise ValueError(
-                f"{path} is not an attnbook checkpoint: torch.load could not read it ({type(error).__name__})"
+                f"{path} is not an attnbook checkpoint: torch.load could "
+                f"not read it ({type(error).__name__})"
             ) from error
         if not isinstance(stored, dict) or stored.get("format") not in (
             CHECKPOINT_FORMAT,
             _SEQ2SEQ_ONLY_FORMAT,
         ):
             raise ValueError(
-                f"{path} is not an attnbook checkpoint (no format {CHECKPOINT_FORMAT!r})"
+                f"{path} is not an attnbook checkpoint (no format "
+                f"{CHECKPOINT_FORMAT!r})"
             )
         kind = stored.get("kind", Seq2Seq.kind)
         if kind not in MODEL_KINDS:
             raise ValueError(
-                f"{path} holds a model of kind {kind!r}; this version knows {sorted(MODEL_KINDS)}"
+                f"{path} holds a model of kind {kind!r}; this version "
+                f"knows {sorted(MODEL_KINDS)}"
             )
         for name, key, given in (
             ("source", "src_vocab", src_vocab),
@@ -413,8 +454,10 @@ class Translator:
             )
             if difference:
                 raise ValueError(
-                    f"checkpoint {path} was trained with another vocabulary: {difference}; "
-                    "use the vocabularies saved with it (load without passing them)"
+                    f"checkpoint {path} was trained with another "
+                    f"vocabulary: {difference}; "
+                    "use the vocabularies saved with it (load without "
+                    "passing them)"
                 )
         model_class = MODEL_KINDS[kind]
         model = model_class(model_class.config_class(**stored["config"]))

@@ -1,5 +1,6 @@
-"""The book's studies: chapter 6's experiment and bottleneck study, chapter 1's capacity experiment, the
-running example, and the run on real sentences."""
+"""The book's studies: chapter 6's experiment and bottleneck study,
+chapter 1's capacity experiment, the running example, and the run on
+real sentences."""
 
 from attnbook.studies.bottleneck import (
     PACKAGED_STUDY,

@@ -1,17 +1,23 @@
-"""The bottleneck, trained until early stopping ends it: chapter 6's attention model beside the
-no-attention baseline at several sizes and with its source reversed, over several seeds.
+"""The bottleneck, trained until early stopping ends it:
+chapter 6's attention model beside the no-attention baseline at several
+sizes and with its source reversed, over several seeds.
 
-A chapter cannot afford to train a dozen models until they stop on a CPU, so the study is run once from
-the command line and its result ships with the package: :func:`run_study` trains and evaluates the
-models, :class:`BottleneckStudy` holds the result and its JSON, :func:`packaged_study` loads the recorded
-run that chapter 6 shows, and :func:`format_study` prints a table of it. Record it again with::
+A chapter cannot afford to train a dozen models until they stop on a CPU,
+so the study is run once from the command line and its result ships with
+the package: :func:`run_study` trains and evaluates the models,
+:class:`BottleneckStudy` holds the result and its JSON,
+:func:`packaged_study` loads the recorded run that chapter 6 shows,
+and :func:`format_study` prints a table of it. Record it again with::
 
     python -m attnbook bottleneck --save code/src/attnbook/data/bottleneck_cpu.json
 
-Every model trains under the same rule, :data:`STUDY_TRAIN`: validate every 50 steps; when the validation
-loss has not fallen by ``min_delta`` for ``patience`` validations, halve the learning rate, twice, and
-stop at the third time; keep the weights of the lowest validation loss. The data are the chapter's
-(:class:`~attnbook.studies.experiment.DataConfig`); each seed changes the first weights and the batch order.
+Every model trains under the same rule, :data:`STUDY_TRAIN`:
+validate every 50 steps; when the validation loss has not fallen by
+``min_delta`` for ``patience`` validations, halve the learning rate,
+twice, and stop at the third time; keep the weights of the lowest
+validation loss. The data are the chapter's
+(:class:`~attnbook.studies.experiment.DataConfig`);
+each seed changes the first weights and the batch order.
 
 >>> [
 ...     (m.label, m.hidden_dim)
@@ -19,7 +25,8 @@ stop at the third time; keep the weights of the lowest validation loss. The data
 ...         hidden_sizes=(64, 128), reversed_sizes=(128,)
 ...     )
 ... ]
-[('attention', 128), ('no attention', 64), ('no attention', 128), ('no attention, reversed', 128)]
+[('attention', 128), ('no attention', 64), ('no attention', 128), ('no
+attention, reversed', 128)]
 """
 
 from __future__ import annotations
@@ -62,15 +69,18 @@ from attnbook.studies.experiment import (
 STUDY_TRAIN = TrainConfig(
     max_epochs=32, patience=4, min_delta=1e-3, lr_drops=2
 )
-"""How every model of the study trains: at most 32 epochs, early stopping with two halvings of the rate."""
+"""How every model of the study trains: at most 32 epochs, early stopping
+with two halvings of the rate."""
 
 PACKAGED_STUDY = "bottleneck_cpu.json"
-"""The file name, in the package's ``data`` folder, of the recorded study."""
+"""The file name, in the package's ``data`` folder, of the
+recorded study."""
 
 
 @dataclass(frozen=True)
 class StudyModel:
-    """One model of the study: which decoder, what size, and whether the English is read backwards."""
+    """One model of the study: which decoder, what size, and whether the
+    English is read backwards."""
 
     label: str
     attention: str
@@ -80,7 +90,8 @@ class StudyModel:
     def config(
         self, base: ExperimentConfig, seed: int
     ) -> ExperimentConfig:
-        """``base`` with this model's decoder, size and source order, trained from ``seed``."""
+        """``base`` with this model's decoder, size and source order,
+        trained from ``seed``."""
         return replace(
             base,
             data=replace(base.data, reverse_source=self.reverse_source),
@@ -98,7 +109,8 @@ def study_models(
     reversed_sizes: Sequence[int] = (128,),
     attention_size: int = ModelConfig.hidden_dim,
 ) -> tuple[StudyModel, ...]:
-    """The attention model, the baseline at each of ``hidden_sizes`` and, reversed, at ``reversed_sizes``."""
+    """The attention model, the baseline at each of ``hidden_sizes`` and,
+    reversed, at ``reversed_sizes``."""
     return (
         StudyModel("attention", "bahdanau", attention_size),
         *(
@@ -119,12 +131,14 @@ class StudyRun:
     """One trained model of the study and what it measured.
 
     Attributes:
-        model: what was trained; seed: its seed; parameters: its number of weights.
-        steps, best_step, stopped_early, lr_drop_steps, seconds: as in
-            :class:`~attnbook.nmt.training.TrainResult` (seconds while sharing the machine with other runs).
+        model: what was trained; seed: its seed; parameters:
+            its number of weights.
+        steps, best_step, stopped_early, lr_drop_steps, seconds:
+            as in :class:`~attnbook.nmt.training.TrainResult` (seconds
+            while sharing the machine with other runs).
         val_steps, val_losses: the validation curve.
-        metrics: the held-out test split, translated greedily with the weights of the lowest
-            validation loss.
+        metrics: the held-out test split, translated greedily with the
+            weights of the lowest validation loss.
     """
 
     model: StudyModel
@@ -163,7 +177,8 @@ class BottleneckStudy:
 
     Attributes:
         environment: the machine, the versions and the threads.
-        config: the experiment every model was derived from (data, model, training), as plain values.
+        config: the experiment every model was derived from (data, model,
+            training), as plain values.
         runs: one per model and seed.
         seconds: how long the whole study took.
     """
@@ -202,7 +217,8 @@ class BottleneckStudy:
         """Read :meth:`to_dict`'s output back.
 
         Raises:
-            ValueError: a key is missing or of the wrong shape; the message names it.
+            ValueError: a key is missing or of the wrong shape;
+                the message names it.
         """
         try:
             return cls(
@@ -220,8 +236,9 @@ class BottleneckStudy:
 def _draw(
     data: DataConfig, orders: set[bool]
 ) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
-    """The splits for each source order in ``orders`` (``reverse_source``), and the English and French
-    vocabularies of the training split as written, which every model shares."""
+    """The splits for each source order in ``orders`` (``reverse_source``),
+    and the English and French vocabularies of the training split as
+    written, which every model shares."""
     splits = {
         flag: replace(data, reverse_source=flag).splits()
         for flag in {False, *orders}
@@ -248,15 +265,17 @@ def run_study(
     workers: int = 2,
     progress: bool = False,
 ) -> BottleneckStudy:
-    """Train every model with every seed until early stopping ends it; evaluate each on the test split.
+    """Train every model with every seed until early stopping ends it;
+    evaluate each on the test split.
 
     Args:
-        base: the data, the model sizes and the training rule (default: :func:`default_base`).
+        base: the data, the model sizes and the training rule (default:
+            :func:`default_base`).
         models: what to train (default: :func:`study_models`).
         seeds: one run of each model per seed.
         device: where to train.
-        workers: how many models train at once (on a CPU, one thread each: set
-            ``torch.set_num_threads(1)`` first).
+        workers: how many models train at once (on a CPU, one thread each:
+            set ``torch.set_num_threads(1)`` first).
         progress: show a bar that counts the trained models.
     """
     base = base or default_base()
@@ -325,7 +344,8 @@ def run_study(
 def save_study(
     study: BottleneckStudy, path: str | os.PathLike[str]
 ) -> Path:
-    """Write a study as indented JSON (creating the folder); return the path."""
+    """Write a study as indented JSON (creating the folder);
+    return the path."""
     return save_result(study, path)
 
 
@@ -333,7 +353,8 @@ def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
     """Read a study written by :func:`save_study`.
 
     Raises:
-        ValueError: the file does not hold a study; the message names the file.
+        ValueError: the file does not hold a study;
+            the message names the file.
     """
     try:
         return BottleneckStudy.from_dict(
@@ -344,13 +365,15 @@ def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
 
 
 def packaged_study(name: str = PACKAGED_STUDY) -> BottleneckStudy:
-    """The study recorded in the package (see the module's docstring for how it was made)."""
+    """The study recorded in the package (see the module's docstring for
+    how it was made)."""
     with package_path(name) as path:
         return load_study(path)
 
 
 def study_config(study: BottleneckStudy) -> ExperimentConfig:
-    """The :class:`~attnbook.studies.experiment.ExperimentConfig` a study's models were derived from."""
+    """The :class:`~attnbook.studies.experiment.ExperimentConfig` a study's
+    models were derived from."""
     values = study.config
     return ExperimentConfig(
         DataConfig(**values["data"]),
@@ -362,11 +385,13 @@ def study_config(study: BottleneckStudy) -> ExperimentConfig:
 def retrain_start(
     study: BottleneckStudy, run: StudyRun, epochs: int = 1
 ) -> TrainResult:
-    """Train ``run``'s model again from its seed, for its first ``epochs``, on the CPU.
+    """Train ``run``'s model again from its seed, for its first ``epochs``,
+    on the CPU.
 
-    The first weights, the batch order and the learning rate are those of the recorded run, so the
-    validation losses should match the record's at the same steps (up to the rounding of another CPU),
-    as long as the run neither halved its rate nor stopped in those epochs.
+    The first weights, the batch order and the learning rate are those of
+    the recorded run, so the validation losses should match the record's at
+    the same steps (up to the rounding of another CPU), as long as the run
+    neither halved its rate nor stopped in those epochs.
     """
     base = study_config(study)
     config = run.model.config(
@@ -389,7 +414,8 @@ def _mean_sd(values: Sequence[float]) -> str:
 
 
 def format_study(study: BottleneckStudy) -> str:
-    """A plain-text table: one row per model, mean ± standard deviation over the seeds."""
+    """A plain-text table: one row per model, mean ± standard deviation
+    over the seeds."""
     longest = list(study.runs[0].metrics.token_accuracy_by_length)[-1]
     header = (
         f"{'model':<24}{'d_h':>5}{'weights':>10}{'steps':>8}{'stopped':>9}  {'best val. loss':<16}"
@@ -407,7 +433,8 @@ def format_study(study: BottleneckStudy) -> str:
         )
     where = study.environment
     lines.append(
-        f"{len(study.seeds)} seeds; {where.device} ({where.device_name}), torch {where.torch}, "
+        f"{len(study.seeds)} seeds; {where.device} ({where.device_name}), "
+        f"torch {where.torch}, "
         f"{where.date[:10]}; {study.seconds / 60:.0f} min"
     )
     return "\n".join(lines)

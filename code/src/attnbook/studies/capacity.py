@@ -1,21 +1,29 @@
-"""The bottleneck, trained: copy a sequence of random symbols through three ways of handing it over.
+"""The bottleneck, trained: copy a sequence of random symbols through three
+ways of handing it over.
 
-An encoder GRU of size :math:`d_h` reads ``length`` random symbols; a decoder GRU of the same size writes
-them back (the *copy* task) or writes them back in reverse order (the *reverse* task). The models differ
-only in what the decoder receives from the source at step ``i``, the context :math:`c_i`:
+An encoder GRU of size :math:`d_h` reads ``length`` random symbols;
+a decoder GRU of the same size writes them back (the *copy* task)
+or writes them back in reverse order (the *reverse* task).
+The models differ only in what the decoder receives from the source at step
+``i``, the context :math:`c_i`:
 
-- ``"final"``: the encoder's final state, :math:`c_i = h_S` (the plain encoder-decoder);
-- ``"mean"``: the mean of the encoder states, :math:`c_i = \\frac1S \\sum_j h_j`, also :math:`d_h`
-  numbers, but one to which every position contributes directly;
-- ``"attention"``: a different average at every step, :math:`c_i = \\sum_j \\alpha_{ij} h_j`, with
-  Luong's dot score between the decoder state :math:`s_i` and each :math:`h_j` (no extra parameters, so
-  the three models have exactly the same number of parameters).
+- ``"final"``: the encoder's final state, :math:`c_i = h_S` (the plain
+  encoder-decoder);
+- ``"mean"``: the mean of the encoder states, :math:`c_i = \\frac1S \\sum_j
+  h_j`, also :math:`d_h` numbers, but one to which every position
+  contributes directly;
+- ``"attention"``: a different average at every step, :math:`c_i = \\sum_j
+  \\alpha_{ij} h_j`, with Luong's dot score between the decoder state
+  :math:`s_i` and each :math:`h_j` (no extra parameters, so the three
+  models have exactly the same number of parameters).
 
-Each decoder starts from :math:`s_0 = \\tanh(W_s c)` (the final state for ``"attention"``), reads the
-previous symbol, and predicts from Luong's attentional state :math:`\\tanh(W_c [c_i; s_i])`. The random
-symbols carry no pattern, so the decoder must get every symbol from the source through :math:`c_i`: as the
-length grows, a fixed-size summary has to hold more and more of them, while attention reads one position
-at a time.
+Each decoder starts from :math:`s_0 = \\tanh(W_s c)` (the final state for
+``"attention"``), reads the previous symbol, and predicts from Luong's
+attentional state :math:`\\tanh(W_c [c_i; s_i])`.
+The random symbols carry no pattern, so the decoder must get every symbol
+from the source through :math:`c_i`: as the length grows, a fixed-size
+summary has to hold more and more of them, while attention reads one
+position at a time.
 
 >>> result = train_and_score(
 ...     "attention", length=4, steps=20, hidden_dim=16, eval_size=32
@@ -41,10 +49,12 @@ SUMMARIES = ("final", "mean", "attention")
 """The three ways of handing the source to the decoder."""
 
 TASKS = ("copy", "reverse")
-"""``copy`` writes the symbols back in order; ``reverse`` writes them back last first."""
+"""``copy`` writes the symbols back in order;
+``reverse`` writes them back last first."""
 
 SOS_ID = 0
-"""The start symbol the decoder reads at step 1; the task's symbols are ``1 ... num_symbols``."""
+"""The start symbol the decoder reads at step 1;
+the task's symbols are ``1 ... num_symbols``."""
 
 
 def _check_positive(name: str, value: object) -> int:
@@ -70,19 +80,25 @@ def copy_batch(
     generator: torch.Generator | None = None,
     device: torch.device | str = "cpu",
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """A batch of random symbol sequences and their targets, ready for teacher forcing.
+    """A batch of random symbol sequences and their targets, ready for
+    teacher forcing.
 
     Args:
         batch_size: the number of sequences.
-        length: the number of symbols in each sequence, ``S`` (the target has the same length).
-        num_symbols: the size of the alphabet; symbols are ``1 ... num_symbols`` (0 is ``<sos>``).
-        task: ``"copy"`` (target = source) or ``"reverse"`` (target = source, last symbol first).
-        generator: a CPU generator for repeatable draws; ``None`` uses torch's global one.
+        length: the number of symbols in each sequence, ``S`` (the target
+            has the same length).
+        num_symbols: the size of the alphabet;
+            symbols are ``1 ... num_symbols`` (0 is ``<sos>``).
+        task: ``"copy"`` (target = source) or ``"reverse"`` (target =
+            source, last symbol first).
+        generator: a CPU generator for repeatable draws;
+            ``None`` uses torch's global one.
         device: where the returned tensors live.
 
     Returns:
-        ``(src, tgt_in, tgt_out)``: the source, the decoder's input (``<sos>`` then the target shifted
-        right by one) and the target, all ``(batch_size, length)`` ``int64``.
+        ``(src, tgt_in, tgt_out)``: the source, the decoder's input
+        (``<sos>`` then the target shifted right by one) and the target,
+        all ``(batch_size, length)`` ``int64``.
 
     Raises:
         ValueError: a size is not a positive int, or ``task`` is unknown.
@@ -119,18 +135,23 @@ def copy_batch(
 
 
 class CapacityModel(nn.Module):
-    """A GRU encoder-decoder whose decoder sees the source only through one of :data:`SUMMARIES`.
+    """A GRU encoder-decoder whose decoder sees the source only through one
+    of :data:`SUMMARIES`.
 
     Args:
-        num_symbols: the alphabet size (the vocabulary is ``num_symbols + 1`` with ``<sos>``).
-        hidden_dim: :math:`d_h`, the size of every encoder and decoder state.
+        num_symbols: the alphabet size (the vocabulary is
+            ``num_symbols + 1`` with ``<sos>``).
+        hidden_dim: :math:`d_h`, the size of every encoder and
+            decoder state.
         summary: ``"final"``, ``"mean"`` or ``"attention"``.
         emb_dim: the symbol embedding size; ``None`` means ``hidden_dim``.
 
     Shape:
-        - src, tgt_in: ``(batch, src_len)`` and ``(batch, tgt_len)`` symbol ids.
+        - src, tgt_in: ``(batch, src_len)`` and ``(batch, tgt_len)``
+          symbol ids.
         - encoder states: ``(batch, src_len, hidden_dim)``.
-        - logits: ``(batch, tgt_len, num_symbols + 1)``; attention weights ``(batch, tgt_len, src_len)``.
+        - logits: ``(batch, tgt_len, num_symbols + 1)``;
+          attention weights ``(batch, tgt_len, src_len)``.
 
     >>> model = CapacityModel(
     ...     num_symbols=10, hidden_dim=16, summary="mean"
@@ -159,25 +180,22 @@ class CapacityModel(nn.Module):
         self.num_symbols, self.hidden_dim = num_symbols, hidden_dim
         self.src_embedding = nn.Embedding(num_symbols + 1, emb_dim)
         self.tgt_embedding = nn.Embedding(num_symbols + 1, emb_dim)
-        self.encoder = nn.GRU(
-            emb_dim, hidden_dim, batch_first=True
-        )  # h_j = f(h_{j-1}, x_j)
-        self.decoder = nn.GRU(
-            emb_dim, hidden_dim, batch_first=True
-        )  # s_i = g(s_{i-1}, y_{i-1})
-        self.bridge = nn.Linear(
-            hidden_dim, hidden_dim
-        )  # s_0 = tanh(W_s c)
+        # h_j = f(h_{j-1}, x_j)
+        self.encoder = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        # s_i = g(s_{i-1}, y_{i-1})
+        self.decoder = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        # s_0 = tanh(W_s c)
+        self.bridge = nn.Linear(hidden_dim, hidden_dim)
         self.attention = LuongAttention(
             hidden_dim, hidden_dim, score="dot"
         )  # no parameters
-        self.combine = nn.Linear(
-            2 * hidden_dim, hidden_dim
-        )  # W_c in tanh(W_c [c_i; s_i])
+        # W_c in tanh(W_c [c_i; s_i])
+        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)
         self.out = nn.Linear(hidden_dim, num_symbols + 1)
 
     def encode(self, src: Tensor) -> Tensor:
-        """The encoder states :math:`h_1 \\dots h_S`: ``(batch, src_len, hidden_dim)``."""
+        """The encoder states :math:`h_1 \\dots h_S`:
+        ``(batch, src_len, hidden_dim)``."""
         if (
             not isinstance(src, Tensor)
             or src.dim() != 2
@@ -189,14 +207,17 @@ class CapacityModel(nn.Module):
                 else type(src).__name__
             )
             raise ValueError(
-                f"src must be an int64 tensor of shape (batch, src_len), got {got}"
+                "src must be an int64 tensor of shape (batch, src_len), "
+                f"got {got}"
             )
         return self.encoder(self.src_embedding(src))[0]
 
     def summarise(self, states: Tensor) -> Tensor:
-        """The fixed-size summary :math:`c` that starts the decoder: ``(batch, hidden_dim)``.
+        """The fixed-size summary :math:`c` that starts the decoder:
+        ``(batch, hidden_dim)``.
 
-        ``"mean"`` averages every state; ``"final"`` and ``"attention"`` take the last one, :math:`h_S`.
+        ``"mean"`` averages every state; ``"final"`` and ``"attention"``
+        take the last one, :math:`h_S`.
         """
         return (
             states.mean(dim=1) if self.summary == "mean" else states[:, -1]
@@ -205,36 +226,36 @@ class CapacityModel(nn.Module):
     def decode(
         self, states: Tensor, tgt_in: Tensor, hidden: Tensor | None = None
     ) -> tuple[Tensor, Tensor, Tensor | None]:
-        """Run the decoder over ``tgt_in`` (all steps at once under teacher forcing, or one step).
+        """Run the decoder over ``tgt_in`` (all steps at once under teacher
+        forcing, or one step).
 
         Args:
             states: the encoder states ``(batch, src_len, hidden_dim)``.
             tgt_in: the previous symbols ``(batch, tgt_len)``.
-            hidden: the decoder state to continue from, ``(1, batch, hidden_dim)``; ``None`` starts from
-                :math:`s_0 = \\tanh(W_s c)`.
+            hidden: the decoder state to continue from,
+                ``(1, batch, hidden_dim)``; ``None`` starts from :math:`s_0
+                = \\tanh(W_s c)`.
 
         Returns:
-            ``(logits, hidden, weights)``: ``(batch, tgt_len, num_symbols + 1)``, the last decoder state
-            ``(1, batch, hidden_dim)``, and the attention weights ``(batch, tgt_len, src_len)`` (``None``
-            unless ``summary == "attention"``).
+            ``(logits, hidden, weights)``: ``(batch, tgt_len, num_symbols +
+            1)``, the last decoder state ``(1, batch, hidden_dim)``,
+            and the attention weights ``(batch, tgt_len, src_len)``
+            (``None`` unless ``summary == "attention"``).
         """
         summary = self.summarise(states)  # (batch, hidden_dim)
         if hidden is None:
-            hidden = torch.tanh(self.bridge(summary)).unsqueeze(
-                0
-            )  # (1, batch, hidden_dim)
+            # (1, batch, hidden_dim)
+            hidden = torch.tanh(self.bridge(summary)).unsqueeze(0)
         decoder_states, hidden = self.decoder(
             self.tgt_embedding(tgt_in), hidden
         )  # (batch, tgt_len, d_h)
         weights = None
         if self.summary == "attention":
-            context, weights = self.attention(
-                decoder_states, states
-            )  # query: the current state s_i
+            # query: the current state s_i
+            context, weights = self.attention(decoder_states, states)
         else:
-            context = summary.unsqueeze(1).expand_as(
-                decoder_states
-            )  # the same c at every step
+            # the same c at every step
+            context = summary.unsqueeze(1).expand_as(decoder_states)
         attentional = torch.tanh(
             self.combine(torch.cat([context, decoder_states], dim=-1))
         )
@@ -246,7 +267,8 @@ class CapacityModel(nn.Module):
 
     @torch.no_grad()
     def greedy(self, src: Tensor, tgt_len: int) -> Tensor:
-        """Write ``tgt_len`` symbols, each step reading the model's own previous symbol: ``(batch, tgt_len)``."""
+        """Write ``tgt_len`` symbols, each step reading the model's own
+        previous symbol: ``(batch, tgt_len)``."""
         states = self.encode(src)
         prev = torch.full(
             (src.shape[0], 1), SOS_ID, dtype=torch.int64, device=src.device
@@ -261,19 +283,26 @@ class CapacityModel(nn.Module):
 
 @dataclass(frozen=True)
 class CapacityResult:
-    """One trained model of the capacity experiment, scored on fresh random sequences.
+    """One trained model of the capacity experiment, scored on fresh
+    random sequences.
 
     Attributes:
-        summary: how the source reached the decoder (one of :data:`SUMMARIES`).
+        summary: how the source reached the decoder (one of
+            :data:`SUMMARIES`).
         task: ``"copy"`` or ``"reverse"``.
         length: the number of symbols per sequence.
         hidden_dim: :math:`d_h`.
-        num_symbols: the alphabet size; chance accuracy is ``1 / num_symbols``.
-        seed: the seed of the initial weights and of the training sequences.
+        num_symbols: the alphabet size; chance accuracy is
+            ``1 / num_symbols``.
+        seed: the seed of the initial weights and of the
+            training sequences.
         steps: the number of training steps (Adam, one batch each).
-        token_accuracy: the fraction of symbols written correctly by greedy decoding.
-        sequence_accuracy: the fraction of sequences written entirely correctly.
-        final_loss: the training loss (cross-entropy, nats per symbol) over the last tenth of the steps.
+        token_accuracy: the fraction of symbols written correctly by
+            greedy decoding.
+        sequence_accuracy: the fraction of sequences written
+            entirely correctly.
+        final_loss: the training loss (cross-entropy, nats per symbol)
+            over the last tenth of the steps.
         train_seconds: the wall-clock time of training, in seconds.
         device: where it ran.
     """
@@ -315,12 +344,15 @@ def train_and_score(
     eval_size: int = 500,
     device: torch.device | str | None = None,
 ) -> CapacityResult:
-    """Train one :class:`CapacityModel` for a fixed number of steps and score it on fresh sequences.
+    """Train one :class:`CapacityModel` for a fixed number of steps and
+    score it on fresh sequences.
 
-    Every step draws a new batch; the scored sequences are a separate draw (seed ``seed + 1_000_003``)
-    from the same distribution. There are only ``num_symbols ** length`` sequences, so at short lengths
-    some scored sequences also occur among the training draws. The budget is a number of steps, not seconds, so the result does not depend on
-    the machine's load.
+    Every step draws a new batch; the scored sequences are a separate draw
+    (seed ``seed + 1_000_003``) from the same distribution.
+    There are only ``num_symbols ** length`` sequences, so at short lengths
+    some scored sequences also occur among the training draws.
+    The budget is a number of steps, not seconds, so the result does not
+    depend on the machine's load.
 
     Args:
         summary: ``"final"``, ``"mean"`` or ``"attention"``.
@@ -339,7 +371,8 @@ def train_and_score(
         A :class:`CapacityResult`.
 
     Raises:
-        ValueError: an unknown ``summary`` or ``task``, or a size that is not a positive int.
+        ValueError: an unknown ``summary`` or ``task``, or a size that is
+            not a positive int.
     """
     _check_choice("summary", summary, SUMMARIES)
     _check_choice("task", task, TASKS)
@@ -421,11 +454,14 @@ def capacity_sweep(
         lengths: the sequence lengths to train at.
         summaries: the ways of handing over the source to compare.
         seeds: one trained model per seed.
-        progress: show a progress bar (:func:`attnbook.core.progress.tqdm`).
-        **settings: passed on to :func:`train_and_score` (``hidden_dim``, ``steps``, ``task``, ...).
+        progress: show a progress bar
+            (:func:`attnbook.core.progress.tqdm`).
+        **settings: passed on to :func:`train_and_score` (``hidden_dim``,
+            ``steps``, ``task``, ...).
 
     Returns:
-        One :class:`CapacityResult` per (seed, length, summary), in that order.
+        One :class:`CapacityResult` per (seed, length, summary),
+        in that order.
     """
     runs: Iterable[tuple[int, int, str]] = [
         (seed, length, summary)

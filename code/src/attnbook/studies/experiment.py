@@ -1,10 +1,14 @@
-"""Chapter 6's experiment in one call: configuration -> data -> model -> training -> evaluation.
+"""Chapter 6's experiment in one call: configuration -> data -> model ->
+training -> evaluation.
 
-:class:`ExperimentConfig` nests the three parts of a run, :class:`DataConfig`, the model's
-:class:`~attnbook.nmt.seq2seq.ModelConfig` (or, with ``model_kind="transformer"``, the
-:class:`~attnbook.nmt.transformer.TransformerSizes`) and :class:`~attnbook.nmt.training.TrainConfig`; each
-refuses an impossible value when it is built, with a message that names the fix. :func:`run_experiment` runs it (``python -m attnbook train`` too, with one
-command-line flag per field: see :mod:`attnbook.cli.flags`).
+:class:`ExperimentConfig` nests the three parts of a run,
+:class:`DataConfig`, the model's :class:`~attnbook.nmt.seq2seq.ModelConfig`
+(or, with ``model_kind="transformer"``, the
+:class:`~attnbook.nmt.transformer.TransformerSizes`) and
+:class:`~attnbook.nmt.training.TrainConfig`;
+each refuses an impossible value when it is built, with a message that
+names the fix. :func:`run_experiment` runs it (``python -m attnbook train``
+too, with one command-line flag per field: see :mod:`attnbook.cli.flags`).
 
 >>> from attnbook.studies.experiment import (
 ...     DataConfig,
@@ -18,7 +22,9 @@ command-line flag per field: see :mod:`attnbook.cli.flags`).
 ... )
 Traceback (most recent call last):
 ...
-ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and encoder states (2 * hidden_dim=256) of one size, but the encoder is bidirectional: use luong_score='general' or 'concat'
+ValueError: luong_score='dot' needs decoder states (hidden_dim=128) and
+encoder states (2 * hidden_dim=256) of one size, but the encoder is
+bidirectional: use luong_score='general' or 'concat'
 >>> tiny = ExperimentConfig(
 ...     DataConfig(n_train=40, n_val=8, n_test=8, max_src_len=6),
 ...     ModelConfig(emb_dim=8, hidden_dim=8, attn_dim=8),
@@ -49,7 +55,8 @@ from attnbook.nmt.translator import MODEL_KINDS, Translator
 
 @dataclass(frozen=True)
 class DataConfig:
-    """The data: disjoint splits drawn from the toy grammar of :mod:`attnbook.nmt.grammar`.
+    """The data: disjoint splits drawn from the toy grammar of
+    :mod:`attnbook.nmt.grammar`.
 
     Attributes:
         n_train: training pairs.
@@ -57,8 +64,8 @@ class DataConfig:
         n_test: held-out test pairs.
         max_src_len: the longest English sentence, in words.
         data_seed: the seed of the draw.
-        reverse_source: feed the English words in reverse order (Sutskever et al., 2014), with the
-            alignments moved with them.
+        reverse_source: feed the English words in reverse order (Sutskever
+            et al., 2014), with the alignments moved with them.
     """
 
     n_train: int = field(default=20000, metadata={"minimum": 1})
@@ -72,7 +79,8 @@ class DataConfig:
         check_fields(self)
 
     def splits(self) -> DataSplits:
-        """Draw the three splits (the same sentences whether or not the source is reversed)."""
+        """Draw the three splits (the same sentences whether or not the
+        source is reversed)."""
         splits = make_splits(
             self.n_train,
             self.n_val,
@@ -90,12 +98,15 @@ class DataConfig:
 
 
 def default_lr_decay(model: ModelConfig) -> bool:
-    """Whether ``model`` trains with a learning rate that falls to zero, when the configuration leaves it open.
+    """Whether ``model`` trains with a learning rate that falls to zero,
+    when the configuration leaves it open.
 
-    Luong's decoder does, as in Luong et al. (2015, section 4.1), who halve their learning rate every
-    epoch after the fifth; here the rate falls linearly to zero over the planned epochs
-    (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``), so the last updates are small. Bahdanau's
-    decoder and the baseline keep a constant rate, the setting of chapter 6.
+    Luong's decoder does, as in Luong et al. (2015, section 4.1),
+    who halve their learning rate every epoch after the fifth;
+    here the rate falls linearly to zero over the planned epochs
+    (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``),
+    so the last updates are small. Bahdanau's decoder and the baseline keep
+    a constant rate, the setting of chapter 6.
 
     >>> (
     ...     default_lr_decay(ModelConfig(attention="luong")),
@@ -107,25 +118,30 @@ def default_lr_decay(model: ModelConfig) -> bool:
 
 
 MODEL_KIND_NAMES = tuple(MODEL_KINDS)
-"""The models a run can train: ``seq2seq`` (the recurrent model, :class:`ModelConfig`) or ``transformer``."""
+"""The models a run can train: ``seq2seq`` (the recurrent model,
+:class:`ModelConfig`) or ``transformer``."""
 
 
 def default_lr_decay_for(model_kind: str, model: ModelConfig) -> bool:
-    """:func:`default_lr_decay`, and true for the Transformer, which trains with a falling rate (chapter 8)."""
+    """:func:`default_lr_decay`, and true for the Transformer,
+    which trains with a falling rate (chapter 8)."""
     return model_kind == "transformer" or default_lr_decay(model)
 
 
 @dataclass(frozen=True)
 class ExperimentConfig:
-    """Chapter 6's configuration (``python -m attnbook train``): the data, the model and the training.
+    """Chapter 6's configuration (``python -m attnbook train``):
+    the data, the model and the training.
 
     Attributes:
         data: what to draw.
         model: what to build (the recurrent model's choices).
-        train: how to train; a ``lr_decay`` left at ``None`` is set when the configuration is built, by
-            :func:`default_lr_decay_for` the model (so ``replace`` keeps the value chosen then).
+        train: how to train; a ``lr_decay`` left at ``None`` is set when
+            the configuration is built, by :func:`default_lr_decay_for` the
+            model (so ``replace`` keeps the value chosen then).
         model_kind: which model to train, seq2seq or transformer.
-        transformer: the Transformer's sizes (used when model_kind is transformer).
+        transformer: the Transformer's sizes (used when model_kind
+            is transformer).
 
     >>> (
     ...     ExperimentConfig().train.lr_decay,
@@ -160,7 +176,8 @@ class ExperimentConfig:
 
 
 class RunConfig(Protocol):
-    """What :func:`build_translator` reads from a run's configuration (:class:`ExperimentConfig`, and
+    """What :func:`build_translator` reads from a run's configuration
+    (:class:`ExperimentConfig`, and
     :class:`~attnbook.studies.realdata.RealConfig`)."""
 
     model_kind: str
@@ -178,12 +195,15 @@ def build_translator(
     seed: int | None = None,
     max_src_len: int | None = None,
 ) -> Translator:
-    """A fresh model of the run's kind and sizes for these vocabularies, on ``device``.
+    """A fresh model of the run's kind and sizes for these vocabularies,
+    on ``device``.
 
-    Its first weights are drawn right after :func:`~attnbook.core.runtime.set_seed` with ``seed`` (default:
-    ``config.train.seed``), so the same call builds the same weights, and two models built with the
-    same seed start alike. ``max_src_len`` (default: ``config.data.max_src_len``) is the longest source
-    the model accepts.
+    Its first weights are drawn right after
+    :func:`~attnbook.core.runtime.set_seed` with ``seed`` (default:
+    ``config.train.seed``), so the same call builds the same weights,
+    and two models built with the same seed start alike.
+    ``max_src_len`` (default: ``config.data.max_src_len``) is the longest
+    source the model accepts.
 
     >>> from attnbook.nmt.data import Vocab
     >>> config = ExperimentConfig(
@@ -232,7 +252,8 @@ def build_translator(
 
 
 def attention_name(config: RunConfig) -> str:
-    """The attention a run's model uses, as its summary names it: the decoder's, or ``multi-head``."""
+    """The attention a run's model uses, as its summary names it:
+    the decoder's, or ``multi-head``."""
     return (
         "multi-head"
         if config.model_kind == "transformer"
@@ -241,7 +262,8 @@ def attention_name(config: RunConfig) -> str:
 
 
 def run_settings(config: RunConfig) -> dict[str, Any]:
-    """The data and model settings of a run as one flat dict (the summary's ``config``)."""
+    """The data and model settings of a run as one flat dict (the
+    summary's ``config``)."""
     sizes = (
         config.transformer
         if config.model_kind == "transformer"
@@ -263,7 +285,8 @@ class Experiment:
     device: torch.device
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as plain values (the command line's JSON)."""
+        """The headline numbers as plain values (the command
+        line's JSON)."""
         metrics = (
             self.evaluation.to_dict()
             if self.evaluation is not None
@@ -289,13 +312,17 @@ def run_experiment(
     progress: bool = True,
     evaluate_test: bool = True,
 ) -> Experiment:
-    """Draw the data, build the vocabularies and the model, train it, and evaluate it on the test split.
+    """Draw the data, build the vocabularies and the model, train it,
+    and evaluate it on the test split.
 
     Args:
-        config: the experiment; ``None`` uses :class:`ExperimentConfig`'s defaults (the chapter's).
-        device: where to train; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
+        config: the experiment; ``None`` uses :class:`ExperimentConfig`'s
+            defaults (the chapter's).
+        device: where to train; ``None`` uses
+            :func:`~attnbook.core.runtime.get_device`.
         progress: show the training progress bar.
-        evaluate_test: evaluate on the test split (greedy search) after training.
+        evaluate_test: evaluate on the test split (greedy search)
+            after training.
     """
     config = config or ExperimentConfig()
     device = torch.device(device) if device is not None else get_device()

@@ -1,24 +1,32 @@
-"""The run on real sentences over subword units, scored on detokenised, cased text; and the recorded
-comparison of words and pieces over three seeds.
+"""The run on real sentences over subword units, scored on
+detokenised, cased text; and the recorded comparison of words and
+pieces over three seeds.
 
-:func:`run_pieces_experiment` is :func:`~attnbook.studies.realdata.run_real_experiment` with pieces for
-words: it splits the *cased* pairs exactly where the word-level run splits the lower-cased ones (the same
-held-out English sentences), learns ``subwords`` pieces per language on the training sentences only
-(:func:`~attnbook.nmt.subwords.learn_subwords`), trains the same model over pieces, translates the
-held-out sentences, joins the pieces back into words and the words into text, and scores the text with
-:func:`score_report`: cased, and lower-cased for comparison with the word-level model (whose text is
-lower-cased). Unknown-word replacement is for word models only; here the evaluation counts the held-out
-sentences that still contain an unknown piece.
+:func:`run_pieces_experiment` is
+:func:`~attnbook.studies.realdata.run_real_experiment` with pieces for
+words: it splits the *cased* pairs exactly where the word-level run splits
+the lower-cased ones (the same held-out English sentences), learns
+``subwords`` pieces per language on the training sentences only
+(:func:`~attnbook.nmt.subwords.learn_subwords`), trains the same model over
+pieces, translates the held-out sentences, joins the pieces back into words
+and the words into text, and scores the text with :func:`score_report`:
+cased, and lower-cased for comparison with the word-level model (whose text
+is lower-cased). Unknown-word replacement is for word models only;
+here the evaluation counts the held-out sentences that still contain an
+unknown piece.
 
-A chapter cannot train six models for five epochs, so the comparison of words and pieces over three seeds
-is recorded once and ships with the package (:func:`packaged_units_comparison`). The shipped record is of the
-chapter's short run (2 epochs, greedy search), one process per seed side by side, then merged::
+A chapter cannot train six models for five epochs, so the comparison of
+words and pieces over three seeds is recorded once and ships with the
+package (:func:`packaged_units_comparison`).
+The shipped record is of the chapter's short run (2 epochs, greedy search),
+one process per seed side by side, then merged::
 
     python -m attnbook subwords --subwords 2000 --epochs 2 --beam 1 --seeds 0 --save part0.json  # and 1, 2
     python -m attnbook subwords --merge part0.json part1.json part2.json \
         --save code/src/attnbook/data/subwords_cpu.json
 
-Without ``--epochs`` and ``--beam`` it compares the command line's default run (5 epochs, a beam of 4).
+Without ``--epochs`` and ``--beam`` it compares the command line's default
+run (5 epochs, a beam of 4).
 """
 
 from __future__ import annotations
@@ -55,10 +63,11 @@ from attnbook.studies.realdata import (
 )
 
 PACKAGED_UNITS = "subwords_cpu.json"
-"""The file name, in the package's ``data`` folder, of the recorded comparison of words and pieces."""
+"""The file name, in the package's ``data`` folder, of the recorded
+comparison of words and pieces."""
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Scores a reader can place
 
 
@@ -68,21 +77,27 @@ def score_report(
     *,
     cased: bool,
 ) -> dict[str, Any]:
-    """BLEU against every reference and against the first one only, chrF, and BLEU's sacreBLEU signature.
+    """BLEU against every reference and against the first one only,
+    chrF, and BLEU's sacreBLEU signature.
 
-    The text is detokenised; sacreBLEU tokenises it with its default ``13a`` tokeniser. With
-    ``cased=False`` both sides are lower-cased first (``lc`` in the signature).
+    The text is detokenised; sacreBLEU tokenises it with its default
+    ``13a`` tokeniser. With ``cased=False`` both sides are lower-cased
+    first (``lc`` in the signature).
 
     Args:
         hypotheses: one translation per sentence, as text.
-        references: for each sentence, one or more reference translations, as text.
-        cased: score the case as written (sacreBLEU's default) or ignore it.
+        references: for each sentence, one or more reference translations,
+            as text.
+        cased: score the case as written (sacreBLEU's default)
+            or ignore it.
 
     Returns:
-        ``{"bleu", "bleu_single", "chrf", "bleu_signature", "cased"}``; BLEU and chrF 0-100.
+        ``{"bleu", "bleu_single", "chrf", "bleu_signature", "cased"}``;
+        BLEU and chrF 0-100.
 
     Raises:
-        ValueError: the lists differ in length, are empty, or a sentence has no reference.
+        ValueError: the lists differ in length, are empty, or a sentence
+            has no reference.
 
     >>> report = score_report(
     ...     ["Il fait froid."],
@@ -94,7 +109,8 @@ def score_report(
     """
     if len(hypotheses) != len(references):
         raise ValueError(
-            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+            f"got {len(hypotheses)} hypotheses for {len(references)} "
+            "sentences"
         )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
@@ -125,14 +141,15 @@ def score_report(
     }
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Pieces: the split, the units, the evaluation
 
 
 def piece_pairs(
     pairs: Sequence[SentencePair], source: Subwords, target: Subwords
 ) -> list[SentencePair]:
-    """``pairs`` with each side cut into pieces (the word tokens joined by spaces, then cut)."""
+    """``pairs`` with each side cut into pieces (the word tokens joined by
+    spaces, then cut)."""
     return [
         SentencePair(
             tuple(source.encode(p.source)), tuple(target.encode(p.target))
@@ -143,18 +160,23 @@ def piece_pairs(
 
 @dataclass(frozen=True)
 class PiecesEvaluation:
-    """A pieces model's translations of the held-out English sentences, joined back into text and scored.
+    """A pieces model's translations of the held-out English sentences,
+    joined back into text and scored.
 
     Attributes:
         cased: :func:`score_report` on the cased text.
-        lowercased: the same on lower-cased text (comparable with the word-level model's scores).
-        sources: each held-out English sentence, as cased words (the first of its cased spellings).
+        lowercased: the same on lower-cased text (comparable with the
+            word-level model's scores).
+        sources: each held-out English sentence, as cased words (the first
+            of its cased spellings).
         source_pieces: the pieces the model read for each.
         pieces: the pieces the model wrote for each (no ``<eos>``).
         translations: the translations as text.
         references: every French translation of each sentence, as text.
-        weights: each translation's attention, ``(len(pieces) + finished, len(source_pieces) + 1)``.
-        n_sentences_unknown: held-out English sentences with at least one unknown piece.
+        weights: each translation's attention, ``(len(pieces) + finished,
+            len(source_pieces) + 1)``.
+        n_sentences_unknown: held-out English sentences with at least one
+            unknown piece.
         n_unknown: unknown pieces in the held-out English.
     """
 
@@ -170,8 +192,9 @@ class PiecesEvaluation:
     n_unknown: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as plain values; the scores keep their keys, the lower-cased ones with
-        the suffix ``_lowercased``."""
+        """The headline numbers as plain values;
+        the scores keep their keys, the lower-cased ones with the suffix
+        ``_lowercased``."""
         lower = {
             f"{k}_lowercased": v
             for k, v in self.lowercased.items()
@@ -194,13 +217,17 @@ def evaluate_pieces(
     *,
     beam_size: int = 1,
 ) -> PiecesEvaluation:
-    """Translate each held-out English sentence once (pieces in, pieces out) and score the joined text.
+    """Translate each held-out English sentence once (pieces in,
+    pieces out) and score the joined text.
 
-    Sentences are grouped as the word-level run groups them (:func:`~attnbook.studies.realdata.lowered_source`),
-    so the same sentences are scored; every cased French translation of a sentence is a reference.
+    Sentences are grouped as the word-level run groups them
+    (:func:`~attnbook.studies.realdata.lowered_source`), so the same
+    sentences are scored; every cased French translation of a sentence is
+    a reference.
 
     Args:
-        translator: a model trained over pieces (its vocabularies hold the pieces).
+        translator: a model trained over pieces (its vocabularies hold
+            the pieces).
         pairs: held-out cased pairs, as words.
         source_units, target_units: the pieces of each language.
         beam_size: 1 for greedy search, more for beam search.
@@ -259,7 +286,8 @@ class PiecesExperiment:
     device: torch.device
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as plain values (the command line's JSON)."""
+        """The headline numbers as plain values (the command
+        line's JSON)."""
         return {
             "units": "pieces",
             "subwords": self.config.data.subwords,
@@ -282,24 +310,31 @@ def run_pieces_experiment(
     progress: bool = False,
     units: tuple[Subwords, Subwords] | None = None,
 ) -> PiecesExperiment:
-    """Split cased ``pairs`` by English sentence, learn pieces on the training split, train, score.
+    """Split cased ``pairs`` by English sentence, learn pieces on the
+    training split, train, score.
 
     Args:
-        pairs: the corpus as cased words (``load_tatoeba(path, cased=True).pairs``).
-        config: the run; ``config.data.subwords`` is the number of pieces per language (at least 4).
-        device: where to train; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
+        pairs: the corpus as cased words (``load_tatoeba(path,
+            cased=True).pairs``).
+        config: the run; ``config.data.subwords`` is the number of pieces
+            per language (at least 4).
+        device: where to train; ``None`` uses
+            :func:`~attnbook.core.runtime.get_device`.
         progress: show the training progress bar.
-        units: the English and French pieces, already learnt from this split's training pairs with
-            ``config.data.subwords`` pieces each (``None``: learn them here).
+        units: the English and French pieces, already learnt from this
+            split's training pairs with ``config.data.subwords`` pieces
+            each (``None``: learn them here).
 
     Raises:
-        ValueError: ``config.data.subwords`` is 0 (a word-level run), ``pairs`` is empty, or the
-            training sentences are too few for that many pieces.
+        ValueError: ``config.data.subwords`` is 0 (a word-level run),
+            ``pairs`` is empty, or the training sentences are too few for
+            that many pieces.
     """
     data = config.data
     if data.subwords == 0:
         raise ValueError(
-            "config.data.subwords is 0 (whole words): use run_real_experiment"
+            "config.data.subwords is 0 (whole words): use "
+            "run_real_experiment"
         )
     if not pairs:
         raise ValueError(
@@ -327,7 +362,8 @@ def run_pieces_experiment(
             data.subwords,
         ):
             raise ValueError(
-                f"units has {len(source_units)} and {len(target_units)} pieces; config.data.subwords "
+                f"units has {len(source_units)} and {len(target_units)} "
+                "pieces; config.data.subwords "
                 f"asks for {data.subwords}"
             )
     train_pairs = piece_pairs(split.train, source_units, target_units)
@@ -365,13 +401,14 @@ def run_pieces_experiment(
     )
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # The recorded comparison: words and pieces, three seeds
 
 
 def word_report(experiment: Any) -> dict[str, Any]:
-    """The word-level run's scores as :func:`score_report` gives them (lower-cased text, ``<unk>`` kept),
-    and the count of held-out sentences with an unknown word."""
+    """The word-level run's scores as :func:`score_report` gives them
+    (lower-cased text, ``<unk>`` kept), and the count of held-out sentences
+    with an unknown word."""
     evaluation = experiment.evaluation
     texts = [
         detokenize_french([UNK_SCORED if t == UNK else t for t in h])
@@ -395,15 +432,19 @@ def word_report(experiment: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class UnitsRun:
-    """One trained model of the comparison: which units, which seed, its scores and its training.
+    """One trained model of the comparison: which units, which seed,
+    its scores and its training.
 
     Attributes:
         units: ``"words"`` or ``"pieces"``.
-        seed: the training seed (first weights and batch order; the split is the same for all).
-        scores: :func:`score_report`'s keys (lower-cased for words; cased, and ``*_lowercased``, for
-            pieces) and the unknown-word counts.
-        train_seconds, train_steps: the training loop's wall-clock time and optimiser steps.
-        val_steps, val_losses: the validation losses during training (what a re-check compares).
+        seed: the training seed (first weights and batch order; the split
+            is the same for all).
+        scores: :func:`score_report`'s keys (lower-cased for words; cased,
+            and ``*_lowercased``, for pieces) and the unknown-word counts.
+        train_seconds, train_steps: the training loop's wall-clock time and
+            optimiser steps.
+        val_steps, val_losses: the validation losses during training (what
+            a re-check compares).
     """
 
     units: str
@@ -417,7 +458,8 @@ class UnitsRun:
 
 @dataclass(frozen=True)
 class UnitsComparison:
-    """Words and pieces trained with the same seeds on the same split: the record and how it was made."""
+    """Words and pieces trained with the same seeds on the same split:
+    the record and how it was made."""
 
     command: str
     environment: dict[str, Any]
@@ -427,7 +469,8 @@ class UnitsComparison:
     chapter_run: UnitsRun | None = None
 
     def runs_of(self, units: str) -> list[UnitsRun]:
-        """The runs over ``units`` (``"words"`` or ``"pieces"``), in seed order."""
+        """The runs over ``units`` (``"words"`` or ``"pieces"``),
+        in seed order."""
         return sorted(
             (r for r in self.runs if r.units == units),
             key=lambda r: r.seed,
@@ -461,7 +504,8 @@ class UnitsComparison:
 def real_config(
     subwords: int, seed: int, base: RealConfig | None = None
 ) -> RealConfig:
-    """``base`` (default: the command line's default run) with ``subwords`` pieces and training seed ``seed``."""
+    """``base`` (default: the command line's default run) with ``subwords``
+    pieces and training seed ``seed``."""
     base = base or RealConfig()
     return replace(
         base,
@@ -494,15 +538,20 @@ def compare_units(
     device: torch.device | str = "cpu",
     progress: bool = False,
 ) -> UnitsComparison:
-    """Train the word-level model and the pieces model once per seed, one after the other; score each.
+    """Train the word-level model and the pieces model once per seed,
+    one after the other; score each.
 
-    It also records the short pieces run the real-sentences chapter trains live (:func:`chapter_pieces_config`,
-    the first seed), so that the chapter can compare its run with the record: the first seed's pieces run
-    when ``base`` is that short run already, else one more run.
+    It also records the short pieces run the real-sentences chapter trains
+    live (:func:`chapter_pieces_config`, the first seed), so that the
+    chapter can compare its run with the record:
+    the first seed's pieces run when ``base`` is that short run already,
+    else one more run.
 
     Args:
-        word_pairs: the corpus as the word-level run reads it (lower-cased).
-        cased_pairs: the same corpus, cased (``load_tatoeba(path, cased=True)``).
+        word_pairs: the corpus as the word-level run reads it
+            (lower-cased).
+        cased_pairs: the same corpus, cased
+            (``load_tatoeba(path, cased=True)``).
         subwords: the number of pieces per language.
         seeds: the training seeds.
         base: the run (default: the command line's default run).
@@ -584,13 +633,17 @@ def compare_units(
 def merge_units_comparisons(
     parts: Sequence[UnitsComparison], command: str
 ) -> UnitsComparison:
-    """One comparison from several recorded with the same configuration and other seeds (run side by side).
+    """One comparison from several recorded with the same configuration and
+    other seeds (run side by side).
 
-    The runs are put together in seed order; the chapter's run is the one of the lowest seed; the
-    environment is the first part's, and ``seconds`` the longest part's (they ran at the same time).
+    The runs are put together in seed order;
+    the chapter's run is the one of the lowest seed;
+    the environment is the first part's, and ``seconds`` the longest part's
+    (they ran at the same time).
 
     Raises:
-        ValueError: no parts, parts of different configurations, or a seed recorded twice.
+        ValueError: no parts, parts of different configurations,
+            or a seed recorded twice.
     """
     if not parts:
         raise ValueError("parts is empty: nothing to merge")
@@ -619,8 +672,9 @@ def merge_units_comparisons(
 
 
 def chapter_pieces_config(config: RealConfig) -> RealConfig:
-    """The short run the real-sentences chapter trains live: ``config`` for 2 epochs (the learning rate
-    still falls to zero over them), translated greedily."""
+    """The short run the real-sentences chapter trains live:
+    ``config`` for 2 epochs (the learning rate still falls to zero over
+    them), translated greedily."""
     return replace(
         config, beam_size=1, train=replace(config.train, max_epochs=2)
     )
@@ -629,7 +683,8 @@ def chapter_pieces_config(config: RealConfig) -> RealConfig:
 def save_units_comparison(
     comparison: UnitsComparison, path: str | os.PathLike[str]
 ) -> Path:
-    """Write a comparison as indented JSON (creating the folder); return the path."""
+    """Write a comparison as indented JSON (creating the folder);
+    return the path."""
     return save_result(comparison, path)
 
 
@@ -645,20 +700,23 @@ def load_units_comparison(path: str | os.PathLike[str]) -> UnitsComparison:
         )
     except (ValueError, KeyError, TypeError) as error:
         raise ValueError(
-            f"{path}: not a recorded comparison of words and pieces ({error})"
+            f"{path}: not a recorded comparison of words and pieces "
+            f"({error})"
         ) from error
 
 
 def packaged_units_comparison(
     name: str = PACKAGED_UNITS,
 ) -> UnitsComparison:
-    """The comparison recorded in the package (see the module's docstring for how it was made)."""
+    """The comparison recorded in the package (see the module's docstring
+    for how it was made)."""
     with package_path(name) as path:
         return load_units_comparison(path)
 
 
 def units_config(comparison: UnitsComparison) -> RealConfig:
-    """The pieces run's :class:`~attnbook.studies.realdata.RealConfig` of a recorded comparison (seed 0)."""
+    """The pieces run's :class:`~attnbook.studies.realdata.RealConfig` of a
+    recorded comparison (seed 0)."""
     from attnbook.nmt.seq2seq import ModelConfig
     from attnbook.nmt.training import TrainConfig
     from attnbook.studies.realdata import RealDataConfig
@@ -673,7 +731,8 @@ def units_config(comparison: UnitsComparison) -> RealConfig:
 
 
 def format_units_comparison(comparison: UnitsComparison) -> str:
-    """A table of the comparison: per seed and as mean ± standard deviation, BLEU, chrF and seconds."""
+    """A table of the comparison: per seed and as mean ± standard
+    deviation, BLEU, chrF and seconds."""
     keys = ("bleu", "bleu_single", "chrf")
     lines = [
         f"{'units':<24}{'seed':>5}{'BLEU':>8}{'BLEU 1-ref':>12}{'chrF':>8}{'seconds':>9}{'unknown':>9}"

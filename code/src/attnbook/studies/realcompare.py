@@ -1,23 +1,32 @@
-"""The Transformer beside the GRU with attention on real sentences, at the same training budget, over seeds.
+"""The Transformer beside the GRU with attention on real sentences,
+at the same training budget, over seeds.
 
-Training both models for the command line's default five epochs, three seeds each, takes several CPU
-minutes, more than a chapter can spend, so the comparison is run once from the command line and its
-result ships with the package, like chapter 6's bottleneck study: :func:`run_comparison` trains and
-scores the models, :class:`RealComparison` holds the result and its JSON, :func:`packaged_comparison`
-loads the recorded run, and :func:`retrain_comparison_start` trains a recorded run's first steps again so that a
-chapter can check the record against a live run. Record it again with::
+Training both models for the command line's default five epochs,
+three seeds each, takes several CPU minutes, more than a chapter can spend,
+so the comparison is run once from the command line and its result ships
+with the package, like chapter 6's bottleneck study:
+:func:`run_comparison` trains and scores the models,
+:class:`RealComparison` holds the result and its JSON,
+:func:`packaged_comparison` loads the recorded run, and
+:func:`retrain_comparison_start` trains a recorded run's first steps again
+so that a chapter can check the record against a live run.
+Record it again with::
 
     python -m attnbook compare-real --save code/src/attnbook/data/realcompare_cpu.json
 
-Both models read the same split (:func:`~attnbook.studies.realdata.split_by_english`), the same
+Both models read the same split
+(:func:`~attnbook.studies.realdata.split_by_english`), the same
 vocabularies and the same batches, with the same learning-rate schedule
-(:class:`~attnbook.studies.realdata.RealConfig`'s defaults); each seed changes the first weights and the
-batch order. Each run's CPU seconds are measured with :func:`time.process_time` (the process's own CPU
-time, which a busy neighbour does not inflate the way it inflates wall-clock time).
+(:class:`~attnbook.studies.realdata.RealConfig`'s defaults);
+each seed changes the first weights and the batch order.
+Each run's CPU seconds are measured with :func:`time.process_time` (the
+process's own CPU time, which a busy neighbour does not inflate the way it
+inflates wall-clock time).
 
-:func:`head_agreement` compares where the two models look: while both read the same reference translation
-(teacher forcing), the share of target words for which a Transformer cross-attention head's largest weight
-falls on the same English position as the GRU's attention.
+:func:`head_agreement` compares where the two models look:
+while both read the same reference translation (teacher forcing),
+the share of target words for which a Transformer cross-attention head's
+largest weight falls on the same English position as the GRU's attention.
 
 >>> [(p.system, p.bleu_low, p.bleu_high) for p in PUBLISHED_BLEU][:1]
 [('OPUS-MT / Tatoeba-MT Transformer', 50.5, 53.2)]
@@ -57,10 +66,12 @@ from attnbook.studies.realdata import (
 )
 
 PACKAGED_COMPARISON = "realcompare_cpu.json"
-"""The file name, in the package's ``data`` folder, of the recorded comparison."""
+"""The file name, in the package's ``data`` folder, of the
+recorded comparison."""
 
 COMPARED_MODELS = ("bahdanau", "transformer")
-"""The models compared: the GRU encoder-decoder with Bahdanau attention, and the Transformer."""
+"""The models compared: the GRU encoder-decoder with Bahdanau attention,
+and the Transformer."""
 
 COMPARED_LABELS = {
     "bahdanau": "GRU + Bahdanau attention",
@@ -68,23 +79,29 @@ COMPARED_LABELS = {
 }
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Published scores, for scale
 
 
 @dataclass(frozen=True)
 class PublishedScore:
-    """A BLEU reported by others, with what it was measured on (so that a reader can see how it differs).
+    """A BLEU reported by others, with what it was measured on (so that a
+    reader can see how it differs).
 
     Attributes:
         system: the model.
-        bleu_low, bleu_high: the reported BLEU, or its range over the reported variants and test sets.
+        bleu_low, bleu_high: the reported BLEU, or its range over the
+            reported variants and test sets.
         pair: the language pair, source first.
         test_set: the test sentences.
-        cased: whether the text was scored with its case (``None`` where the source does not say).
-        train_pairs: how many sentence pairs the model trained on, in words.
-        train_count: the same as a number, or ``None`` where the source gives no count.
-        cite: the keys of the sources in the book's ``references.bib``, separated by commas.
+        cased: whether the text was scored with its case (``None`` where
+            the source does not say).
+        train_pairs: how many sentence pairs the model trained on,
+            in words.
+        train_count: the same as a number, or ``None`` where the source
+            gives no count.
+        cite: the keys of the sources in the book's ``references.bib``,
+            separated by commas.
 
     Every figure is against one reference translation per test sentence.
     """
@@ -157,10 +174,11 @@ PUBLISHED_BLEU = (
         "cs224n2021",
     ),
 )
-"""Published BLEU scores on other test sets, for scale (see each entry's test set and references)."""
+"""Published BLEU scores on other test sets, for scale (see each entry's
+test set and references)."""
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # One run, and the whole comparison
 
 
@@ -169,16 +187,22 @@ class ComparisonRun:
     """One trained model of the comparison and what it measured.
 
     Attributes:
-        model: ``"bahdanau"`` or ``"transformer"``; seed: its seed; parameters: its number of weights.
-        steps: optimiser steps; seconds: wall-clock training time; cpu_seconds: the process's CPU time
-            while training (:func:`time.process_time`).
-        bleu, bleu_single, chrf, exact_match: held-out scores (beam search, every reference; the first
+        model: ``"bahdanau"`` or ``"transformer"``; seed:
+            its seed; parameters: its number of weights.
+        steps: optimiser steps; seconds: wall-clock training time;
+            cpu_seconds: the process's CPU time while training
+            (:func:`time.process_time`).
+        bleu, bleu_single, chrf, exact_match:
+            held-out scores (beam search, every reference; the first
             reference only for ``bleu_single``).
-        bleu_signature: ``sacrebleu``'s signature of ``bleu``; cased: whether the scores tell case.
-        val_steps, val_losses: the validation curve; train_losses: the training loss every ``log_every``
-            steps (what :func:`retrain_comparison_start` checks).
-        head_agreement: for the Transformer, ``(num_layers, num_heads)`` agreements with the GRU of the
-            same seed (:func:`head_agreement`); empty for the GRU.
+        bleu_signature: ``sacrebleu``'s signature of ``bleu``;
+            cased: whether the scores tell case.
+        val_steps, val_losses: the validation curve; train_losses:
+            the training loss every ``log_every`` steps (what
+            :func:`retrain_comparison_start` checks).
+        head_agreement: for the Transformer, ``(num_layers, num_heads)``
+            agreements with the GRU of the same seed
+            (:func:`head_agreement`); empty for the GRU.
     """
 
     model: str
@@ -219,9 +243,11 @@ class RealComparison:
     Attributes:
         environment: the machine, the versions and the threads.
         command: the command line that made it.
-        config: the shared settings (split, training, beam) and each model's sizes, as plain values.
+        config: the shared settings (split, training, beam) and each
+            model's sizes, as plain values.
         runs: one per model and seed.
-        n_agreement_sentences: the held-out sentences :func:`head_agreement` read.
+        n_agreement_sentences: the held-out sentences
+            :func:`head_agreement` read.
         seconds: how long the whole comparison took.
     """
 
@@ -258,7 +284,8 @@ class RealComparison:
         """Read :meth:`to_dict`'s output back.
 
         Raises:
-            ValueError: a key is missing or of the wrong shape; the message names it.
+            ValueError: a key is missing or of the wrong shape;
+                the message names it.
         """
         try:
             return cls(
@@ -280,7 +307,8 @@ class RealComparison:
 def comparison_model_config(
     base: RealConfig, model: str, seed: int
 ) -> RealConfig:
-    """``base`` with ``model``'s kind (the GRU with Bahdanau attention, or the Transformer), seeded ``seed``.
+    """``base`` with ``model``'s kind (the GRU with Bahdanau attention,
+    or the Transformer), seeded ``seed``.
 
     Raises:
         ValueError: ``model`` is not one of :data:`COMPARED_MODELS`.
@@ -321,7 +349,8 @@ def _prepare(
 
 
 def _first_references(split: EnglishSplit) -> list[SentencePair]:
-    """One pair per held-out English sentence (its first translation), in first-seen order."""
+    """One pair per held-out English sentence (its first translation),
+    in first-seen order."""
     first: dict[tuple[str, ...], SentencePair] = {}
     for pair in split.test:
         first.setdefault(pair.source, pair)
@@ -333,19 +362,24 @@ def head_agreement(
     recurrent: Translator,
     pairs: Sequence[SentencePair],
 ) -> Tensor:
-    """How often each Transformer cross-attention head looks where the GRU's attention looks.
+    """How often each Transformer cross-attention head looks where the
+    GRU's attention looks.
 
-    Both models read each pair's reference translation (teacher forcing); for every target word (not the
-    final ``<eos>`` row) the English position with the largest weight is taken from the GRU's attention
-    and from each head. Both models must share the source vocabulary.
+    Both models read each pair's reference translation (teacher forcing);
+    for every target word (not the final ``<eos>`` row) the English
+    position with the largest weight is taken from the GRU's attention and
+    from each head. Both models must share the source vocabulary.
 
     Args:
-        transformer: a :class:`~attnbook.nmt.transformer.Transformer` with its vocabularies.
-        recurrent: a model with one attention per step (the GRU with attention).
+        transformer: a :class:`~attnbook.nmt.transformer.Transformer` with
+            its vocabularies.
+        recurrent: a model with one attention per step (the GRU
+            with attention).
         pairs: the sentences both models read.
 
     Returns:
-        ``(num_layers, num_heads)``: the share of target words on which each head agrees with the GRU.
+        ``(num_layers, num_heads)``: the share of target words on which
+        each head agrees with the GRU.
     """
     gru_weights = teacher_forced_attention(recurrent, pairs)
     model = transformer.model
@@ -363,9 +397,8 @@ def head_agreement(
             ).cpu()  # (batch, layers, heads, tgt_len)
             for row, pair in enumerate(chunk):
                 words = len(pair.target)
-                gru = gru_weights[start + row][:words].argmax(
-                    dim=-1
-                )  # (words,)
+                # (words,)
+                gru = gru_weights[start + row][:words].argmax(dim=-1)
                 hits += (
                     (argmax[row, :, :, :words] == gru).float().sum(dim=-1)
                 )
@@ -382,18 +415,21 @@ def run_comparison(
     command: str = "",
     progress: bool = False,
 ) -> RealComparison:
-    """Train every model with every seed on the same split, on the CPU; score each on the held-out split.
+    """Train every model with every seed on the same split, on the CPU;
+    score each on the held-out split.
 
     Args:
         pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
-        base: the shared settings (default: :class:`~attnbook.studies.realdata.RealConfig`'s).
+        base: the shared settings (default:
+            :class:`~attnbook.studies.realdata.RealConfig`'s).
         models: what to train (from :data:`COMPARED_MODELS`).
         seeds: one run of each model per seed.
         command: the command line to record.
         progress: show the training progress bars.
 
     Raises:
-        ValueError: no model or no seed, or a model not in :data:`COMPARED_MODELS`.
+        ValueError: no model or no seed, or a model not in
+            :data:`COMPARED_MODELS`.
     """
     base = base or RealConfig()
     if not models or not seeds:
@@ -401,9 +437,8 @@ def run_comparison(
             "the comparison needs at least one model and one seed"
         )
     for model in models:
-        comparison_model_config(
-            base, model, 0
-        )  # refuses an unknown model before anything trains
+        # refuses an unknown model before anything trains
+        comparison_model_config(base, model, 0)
     start = time.perf_counter()
     split, src_vocab, tgt_vocab, longest = _prepare(pairs, base)
     agreement_pairs = _first_references(split)
@@ -491,7 +526,8 @@ def run_comparison(
 def save_comparison(
     comparison: RealComparison, path: str | os.PathLike[str]
 ) -> Path:
-    """Write a comparison as indented JSON (creating the folder); return the path."""
+    """Write a comparison as indented JSON (creating the folder);
+    return the path."""
     return save_result(comparison, path)
 
 
@@ -499,7 +535,8 @@ def load_comparison(path: str | os.PathLike[str]) -> RealComparison:
     """Read a comparison written by :func:`save_comparison`.
 
     Raises:
-        ValueError: the file does not hold a comparison; the message names the file.
+        ValueError: the file does not hold a comparison;
+            the message names the file.
     """
     try:
         return RealComparison.from_dict(
@@ -510,19 +547,23 @@ def load_comparison(path: str | os.PathLike[str]) -> RealComparison:
 
 
 def packaged_comparison(name: str = PACKAGED_COMPARISON) -> RealComparison:
-    """The comparison recorded in the package (see the module's docstring for how it was made)."""
+    """The comparison recorded in the package (see the module's docstring
+    for how it was made)."""
     with package_path(name) as path:
         return load_comparison(path)
 
 
 def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
-    """One comparison from several made with the same settings (e.g. one process per seed, run at once).
+    """One comparison from several made with the same settings (e.g. one
+    process per seed, run at once).
 
-    The environment is the first part's; the commands are joined with `` ; ``; the seconds are the
-    longest part's (the parts ran side by side).
+    The environment is the first part's;
+    the commands are joined with `` ; ``;
+    the seconds are the longest part's (the parts ran side by side).
 
     Raises:
-        ValueError: no parts, parts with other settings, or a model and seed in two parts.
+        ValueError: no parts, parts with other settings, or a model and
+            seed in two parts.
     """
     if not parts:
         raise ValueError("nothing to merge")
@@ -543,7 +584,8 @@ def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
 
 
 def comparison_config(comparison: RealComparison) -> RealConfig:
-    """The :class:`~attnbook.studies.realdata.RealConfig` a comparison's runs were derived from."""
+    """The :class:`~attnbook.studies.realdata.RealConfig` a comparison's
+    runs were derived from."""
     from attnbook.nmt.seq2seq import ModelConfig
     from attnbook.nmt.training import TrainConfig
     from attnbook.nmt.transformer import TransformerSizes
@@ -565,11 +607,13 @@ def retrain_comparison_start(
     pairs: Sequence[SentencePair],
     steps: int = 50,
 ) -> TrainResult:
-    """Train ``run``'s model again from its seed, for its first ``steps``, on the CPU.
+    """Train ``run``'s model again from its seed, for its first ``steps``,
+    on the CPU.
 
-    The split, the first weights, the batch order and the learning-rate schedule (planned over the whole
-    run) are those of the recorded run, so the training losses logged in those steps should match the
-    record's ``train_losses`` (up to the rounding of another CPU or thread count).
+    The split, the first weights, the batch order and the learning-rate
+    schedule (planned over the whole run) are those of the recorded run,
+    so the training losses logged in those steps should match the record's
+    ``train_losses`` (up to the rounding of another CPU or thread count).
     """
     base = comparison_config(comparison)
     config = comparison_model_config(base, run.model, run.seed)
@@ -595,7 +639,8 @@ def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
 
 
 def format_comparison(comparison: RealComparison) -> str:
-    """A plain-text table: one row per model and seed, then mean ± standard deviation over the seeds."""
+    """A plain-text table: one row per model and seed, then mean ± standard
+    deviation over the seeds."""
     header = (
         f"{'model':<26}{'seed':>5}{'weights':>10}{'steps':>7}{'CPU s':>8}{'wall s':>8}"
         f"{'BLEU':>10}{'BLEU 1 ref':>12}{'chrF':>10}"
@@ -622,7 +667,9 @@ def format_comparison(comparison: RealComparison) -> str:
         )
     where = comparison.environment
     lines.append(
-        f"{len(comparison.seeds)} seeds; {where.device} ({where.device_name}), {where.threads} thread(s), "
-        f"torch {where.torch}, {where.date[:10]}; signature {comparison.runs[0].bleu_signature}"
+        f"{len(comparison.seeds)} seeds; {where.device} "
+        f"({where.device_name}), {where.threads} thread(s), "
+        f"torch {where.torch}, {where.date[:10]}; signature "
+        f"{comparison.runs[0].bleu_signature}"
     )
     return "\n".join(lines)

@@ -1,19 +1,27 @@
-"""Training and scoring on real sentence pairs, where one English sentence has several correct translations.
+"""Training and scoring on real sentence pairs, where one English sentence
+has several correct translations.
 
-A real corpus differs from the toy grammar in three ways that change how a model must be evaluated:
+A real corpus differs from the toy grammar in three ways that change how a
+model must be evaluated:
 
-- **The same English sentence comes back with other French translations** (*I'm cold.* is *J'ai froid.*
-  and *Je suis gelé.*). A split by pair would put one translation in training and another in the test, so
-  the test would reward memorising the English. :func:`split_by_english` splits by English sentence.
-- **Every translation of a held-out sentence is a correct answer.** :func:`score_against_references`
-  scores with all of them as references (``sacrebleu``'s multi-reference BLEU and chrF), on detokenised
-  text (:func:`detokenize_french`) with ``sacrebleu``'s default ``13a`` tokenisation.
-- **Some words are rare or unknown.** A vocabulary of the words seen at least twice maps the rest to
-  ``<unk>``, so the model learns to write ``<unk>`` where it meets one; :func:`replace_unknown` then copies
-  the source word the attention points at (after Luong et al., 2015, and Jean et al., 2015).
+- **The same English sentence comes back with other French translations**
+  (*I'm cold.* is *J'ai froid.* and *Je suis gelé.*).
+  A split by pair would put one translation in training and another in the
+  test, so the test would reward memorising the English.
+  :func:`split_by_english` splits by English sentence.
+- **Every translation of a held-out sentence is a correct answer.**
+  :func:`score_against_references` scores with all of them as
+  references (``sacrebleu``'s multi-reference BLEU and chrF),
+  on detokenised text (:func:`detokenize_french`) with ``sacrebleu``'s
+  default ``13a`` tokenisation.
+- **Some words are rare or unknown.** A vocabulary of the words seen at
+  least twice maps the rest to ``<unk>``, so the model learns to write
+  ``<unk>`` where it meets one; :func:`replace_unknown` then copies the
+  source word the attention points at (after Luong et al., 2015,
+  and Jean et al., 2015).
 
-:func:`run_real_experiment` runs the whole pipeline (split, vocabularies, model, training, scoring); the
-command line's ``train --corpus`` uses it.
+:func:`run_real_experiment` runs the whole pipeline (split, vocabularies,
+model, training, scoring); the command line's ``train --corpus`` uses it.
 """
 
 from __future__ import annotations
@@ -44,20 +52,23 @@ from attnbook.studies.experiment import (
 
 UNK = "<unk>"
 UNK_SCORED = "UNK"
-"""How a ``<unk>`` is written for scoring: one upper-case token, which no lower-cased reference contains
-(``sacrebleu``'s tokeniser would split ``<unk>`` into three tokens and lengthen the translation)."""
+"""How a ``<unk>`` is written for scoring: one upper-case token,
+which no lower-cased reference contains (``sacrebleu``'s tokeniser would
+split ``<unk>`` into three tokens and lengthen the translation)."""
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Splitting by English sentence
 
 
 @dataclass(frozen=True)
 class EnglishSplit:
-    """Training, validation and test pairs such that no English sentence is in two of them.
+    """Training, validation and test pairs such that no English sentence is
+    in two of them.
 
     Attributes:
-        train, val, test: the pairs; every translation of an English sentence is in the same split.
+        train, val, test: the pairs; every translation of an English
+            sentence is in the same split.
     """
 
     train: list[SentencePair]
@@ -65,7 +76,8 @@ class EnglishSplit:
     test: list[SentencePair]
 
     def sources(self, name: str) -> set[tuple[str, ...]]:
-        """The distinct English sentences of the split ``name`` (``"train"``, ``"val"`` or ``"test"``)."""
+        """The distinct English sentences of the split ``name``
+        (``"train"``, ``"val"`` or ``"test"``)."""
         return {p.source for p in getattr(self, name)}
 
 
@@ -77,21 +89,26 @@ def split_by_english(
     seed: int = 0,
     key: Callable[[SentencePair], Hashable] | None = None,
 ) -> EnglishSplit:
-    """Split ``pairs`` by English sentence: all translations of one sentence land in the same split.
+    """Split ``pairs`` by English sentence: all translations of one
+    sentence land in the same split.
 
-    The distinct English sentences are shuffled with ``seed`` and cut into test, validation and training
-    shares; each pair follows its sentence. The fractions count English sentences, not pairs.
+    The distinct English sentences are shuffled with ``seed`` and cut into
+    test, validation and training shares; each pair follows its sentence.
+    The fractions count English sentences, not pairs.
 
     Args:
         pairs: the corpus.
-        test_fraction, val_fraction: the shares of English sentences held out for testing and validation.
+        test_fraction, val_fraction: the shares of English sentences held
+            out for testing and validation.
         seed: the seed of the shuffle.
-        key: what counts as the same English sentence (default: the source tokens). Cased pairs split
-            with ``key=lowered_source`` land where their lower-cased pairs would.
+        key: what counts as the same English sentence (default: the source
+            tokens). Cased pairs split with ``key=lowered_source`` land
+            where their lower-cased pairs would.
 
     Raises:
-        ValueError: a fraction is outside ``[0, 1)``, they add up to 1 or more, or there are too few
-            distinct English sentences to give every split at least one.
+        ValueError: a fraction is outside ``[0, 1)``, they add up to 1 or
+            more, or there are too few distinct English sentences to give
+            every split at least one.
     """
     for name, value in (
         ("test_fraction", test_fraction),
@@ -101,12 +118,12 @@ def split_by_english(
             raise ValueError(f"{name} must be in [0, 1), got {value}")
     if test_fraction + val_fraction >= 1.0:
         raise ValueError(
-            f"test_fraction + val_fraction must be below 1, got {test_fraction + val_fraction}"
+            "test_fraction + val_fraction must be below 1, got "
+            f"{test_fraction + val_fraction}"
         )
     key = key or _source
-    english = list(
-        dict.fromkeys(key(p) for p in pairs)
-    )  # distinct, in first-seen order
+    # distinct, in first-seen order
+    english = list(dict.fromkeys(key(p) for p in pairs))
     random.Random(seed).shuffle(english)
     n_test = (
         max(1, round(test_fraction * len(english))) if test_fraction else 0
@@ -116,8 +133,10 @@ def split_by_english(
     )
     if len(english) - n_test - n_val < 1:
         raise ValueError(
-            f"the corpus has {len(english)} distinct English sentence(s): too few to hold out "
-            f"{n_test} for testing and {n_val} for validation and still train on one"
+            f"the corpus has {len(english)} distinct English sentence(s): "
+            "too few to hold out "
+            f"{n_test} for testing and {n_val} for validation and still "
+            "train on one"
         )
     where = {s: "test" for s in english[:n_test]}
     where.update({s: "val" for s in english[n_test : n_test + n_val]})
@@ -136,7 +155,8 @@ def _source(pair: SentencePair) -> tuple[str, ...]:
 
 
 def lowered_source(pair: SentencePair) -> tuple[str, ...]:
-    """The source tokens of ``pair``, lower-cased: the English sentence as the word-level loader reads it.
+    """The source tokens of ``pair``, lower-cased:
+    the English sentence as the word-level loader reads it.
 
     >>> lowered_source(
     ...     SentencePair(
@@ -151,7 +171,8 @@ def lowered_source(pair: SentencePair) -> tuple[str, ...]:
 def group_references(
     pairs: Sequence[SentencePair],
 ) -> tuple[list[tuple[str, ...]], list[list[tuple[str, ...]]]]:
-    """The distinct English sentences of ``pairs`` (first-seen order) and, for each, all its translations.
+    """The distinct English sentences of ``pairs`` (first-seen order)
+    and, for each, all its translations.
 
     >>> pairs = [
     ...     SentencePair(("hi", "."), ("salut", ".")),
@@ -168,7 +189,7 @@ def group_references(
     return list(grouped), list(grouped.values())
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Scoring against several references
 
 _SPACE_BEFORE = re.compile(r" ([.,)])")
@@ -177,12 +198,15 @@ _HYPHEN = re.compile(r" - ")
 
 
 def detokenize_french(tokens: Sequence[str]) -> str:
-    """Join the loader's French tokens back into text: ``["j'", "ai", "froid", "."]`` -> ``"j'ai froid."``.
+    """Join the loader's French tokens back into text:
+    ``["j'", "ai", "froid", "."]`` -> ``"j'ai froid."``.
 
-    Elided words are glued to the next word, ``.`` and ``,`` to the previous one, and a hyphen to both of
-    its neighbours (the loader splits *allons-nous* into three tokens; the shipped French has no dash
-    between spaces, so every ``-`` token was inside a word); ``!``, ``?``, ``:`` and ``;`` keep the space
-    French typography puts before them. The text stays lower-cased, as the loader made it.
+    Elided words are glued to the next word, ``.`` and ``,`` to the
+    previous one, and a hyphen to both of its neighbours (the loader splits
+    *allons-nous* into three tokens; the shipped French has no dash between
+    spaces, so every ``-`` token was inside a word);
+    ``!``, ``?``, ``:`` and ``;`` keep the space French typography puts
+    before them. The text stays lower-cased, as the loader made it.
 
     >>> detokenize_french(["j'", "ai", "froid", "."])
     "j'ai froid."
@@ -212,20 +236,25 @@ def detokenize_french(tokens: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class MultiReferenceScore:
-    """Scores of translations against every reference translation of each sentence.
+    """Scores of translations against every reference translation of
+    each sentence.
 
     Attributes:
-        bleu: corpus BLEU with every reference of each sentence, 0-100 (``sacrebleu``, detokenised text,
-            ``13a`` tokenisation).
-        chrf: corpus chrF, 0-100 (``sacrebleu``; character n-grams, so it gives credit for a word that is
-            almost right, e.g. the wrong gender ending).
-        exact_match: the fraction of sentences whose translation equals one of their references.
+        bleu: corpus BLEU with every reference of each sentence,
+            0-100 (``sacrebleu``, detokenised text, ``13a`` tokenisation).
+        chrf: corpus chrF, 0-100 (``sacrebleu``; character n-grams,
+            so it gives credit for a word that is almost right,
+            e.g. the wrong gender ending).
+        exact_match: the fraction of sentences whose translation equals one
+            of their references.
         n_sentences: the number of (distinct English) sentences scored.
-        bleu_single: corpus BLEU with only the first reference of each sentence, as a test set with one
-            translation per sentence would score it.
-        bleu_signature: ``sacrebleu``'s signature of ``bleu`` (references, case, tokenisation, smoothing,
-            version).
-        cased: whether the scores tell upper from lower case (false for lower-cased text).
+        bleu_single: corpus BLEU with only the first reference of each
+            sentence, as a test set with one translation per sentence would
+            score it.
+        bleu_signature: ``sacrebleu``'s signature of ``bleu`` (references,
+            case, tokenisation, smoothing, version).
+        cased: whether the scores tell upper from lower case (false for
+            lower-cased text).
     """
 
     bleu: float
@@ -237,11 +266,14 @@ class MultiReferenceScore:
     cased: bool
 
     def describe(self) -> str:
-        """The BLEU with what it is: ``"BLEU 37.5 (multi-reference, uncased; nrefs:var|case:mixed|...)"``."""
+        """The BLEU with what it is: ``"BLEU 37.5 (multi-reference,
+        uncased; nrefs:var|case:mixed|...)"``."""
         case = "cased" if self.cased else "uncased"
         return (
-            f"BLEU {self.bleu:.1f} (multi-reference, {case}; {self.bleu_signature}), "
-            f"BLEU {self.bleu_single:.1f} (first reference only), chrF {self.chrf:.1f}"
+            f"BLEU {self.bleu:.1f} (multi-reference, {case}; "
+            f"{self.bleu_signature}), "
+            f"BLEU {self.bleu_single:.1f} (first reference only), chrF "
+            f"{self.chrf:.1f}"
         )
 
 
@@ -249,22 +281,27 @@ def score_against_references(
     hypotheses: Sequence[Sequence[str]],
     references: Sequence[Sequence[Sequence[str]]],
 ) -> MultiReferenceScore:
-    """Score tokenised translations against all the reference translations of each sentence.
+    """Score tokenised translations against all the reference translations
+    of each sentence.
 
-    The tokens are joined back into text (:func:`detokenize_french`) and scored by
-    :func:`~attnbook.nmt.metrics.score_texts`. A ``<unk>`` in a translation is scored as one token that
-    matches nothing (:data:`UNK_SCORED`).
+    The tokens are joined back into text (:func:`detokenize_french`)
+    and scored by :func:`~attnbook.nmt.metrics.score_texts`.
+    A ``<unk>`` in a translation is scored as one token that matches
+    nothing (:data:`UNK_SCORED`).
 
     Args:
         hypotheses: one tokenised translation per sentence.
-        references: for each sentence, one or more tokenised reference translations.
+        references: for each sentence, one or more tokenised
+            reference translations.
 
     Raises:
-        ValueError: the two lists differ in length, they are empty, or a sentence has no reference.
+        ValueError: the two lists differ in length, they are empty,
+            or a sentence has no reference.
     """
     if len(hypotheses) != len(references):
         raise ValueError(
-            f"got {len(hypotheses)} hypotheses for {len(references)} sentences"
+            f"got {len(hypotheses)} hypotheses for {len(references)} "
+            "sentences"
         )
     if not hypotheses:
         raise ValueError("cannot score no sentences")
@@ -297,14 +334,18 @@ def score_against_references(
 
 @dataclass(frozen=True)
 class PairedBootstrap:
-    """Two systems' corpus scores compared by ``sacrebleu``'s paired bootstrap resampling (Koehn, 2004).
+    """Two systems' corpus scores compared by ``sacrebleu``'s paired
+    bootstrap resampling (Koehn, 2004).
 
     Attributes:
         metric: ``"BLEU"`` or ``"chrF"``.
-        baseline, system: the two corpus scores on all the test sentences, 0-100.
-        baseline_ci, system_ci: half-widths of the 95% intervals of the resampled scores.
-        p_value: the chance of a difference at least this large if the two systems were equally good,
-            estimated from ``n_samples`` resamples of the test sentences (the same sentences for both).
+        baseline, system: the two corpus scores on all the test
+            sentences, 0-100.
+        baseline_ci, system_ci: half-widths of the 95% intervals of the
+            resampled scores.
+        p_value: the chance of a difference at least this large if the two
+            systems were equally good, estimated from ``n_samples``
+            resamples of the test sentences (the same sentences for both).
         n_samples: the number of resamples.
     """
 
@@ -323,26 +364,31 @@ def paired_bootstrap(
     references: Sequence[Sequence[Sequence[str]]],
     n_samples: int = 1000,
 ) -> dict[str, PairedBootstrap]:
-    """Compare two systems' translations of the same sentences with a paired bootstrap, BLEU and chrF.
+    """Compare two systems' translations of the same sentences with a
+    paired bootstrap, BLEU and chrF.
 
-    The text is prepared as in :func:`score_against_references` (detokenised, every reference kept).
-    ``sacrebleu`` draws ``n_samples`` resamples of the test sentences with its fixed seed (the
-    environment variable ``SACREBLEU_SEED``, 12345 unless set), so the result repeats.
+    The text is prepared as in :func:`score_against_references`
+    (detokenised, every reference kept). ``sacrebleu`` draws ``n_samples``
+    resamples of the test sentences with its fixed seed (the environment
+    variable ``SACREBLEU_SEED``, 12345 unless set), so the result repeats.
 
     Args:
-        baseline, system: one tokenised translation per sentence from each system.
-        references: for each sentence, one or more tokenised reference translations.
+        baseline, system: one tokenised translation per sentence from
+            each system.
+        references: for each sentence, one or more tokenised
+            reference translations.
 
     Returns:
         ``{"BLEU": ..., "chrF": ...}``.
 
     Raises:
-        ValueError: the lists differ in length, they are empty, a sentence has no reference, or
-            ``n_samples`` is not positive.
+        ValueError: the lists differ in length, they are empty,
+            a sentence has no reference, or ``n_samples`` is not positive.
     """
     if not len(baseline) == len(system) == len(references):
         raise ValueError(
-            f"got {len(baseline)} baseline and {len(system)} system translations for {len(references)} sentences"
+            f"got {len(baseline)} baseline and {len(system)} system "
+            f"translations for {len(references)} sentences"
         )
     if not references:
         raise ValueError("cannot compare on no sentences")
@@ -398,34 +444,41 @@ def paired_bootstrap(
     }
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # Translating, and replacing <unk> through attention
 
 
 def replace_unknown(
     target: Sequence[str], source: Sequence[str], weights: Tensor | None
 ) -> list[str]:
-    """Replace each ``<unk>`` of a translation by the source word its attention weighs most.
+    """Replace each ``<unk>`` of a translation by the source word its
+    attention weighs most.
 
-    The *copy* form of unknown-word replacement (Luong et al., 2015; Jean et al., 2015): where the model
-    writes ``<unk>``, look at the row of attention weights that produced it and copy the source word
-    with the largest weight. It helps when the word translates as itself (names, numbers) and fails
-    otherwise; the source ``<eos>`` column is never copied.
+    The *copy* form of unknown-word replacement (Luong et al.,
+    2015; Jean et al., 2015): where the model writes ``<unk>``,
+    look at the row of attention weights that produced it and copy the
+    source word with the largest weight. It helps when the word translates
+    as itself (names, numbers) and fails otherwise;
+    the source ``<eos>`` column is never copied.
 
     Args:
         target: the translation's tokens.
-        source: the source tokens as given (unknown words as the user wrote them, not ``<unk>``).
-        weights: ``(>= len(target), len(source) + 1)`` attention weights, one row per target token; ``None``
-            (a model without attention) leaves the translation unchanged.
+        source: the source tokens as given (unknown words as the user wrote
+            them, not ``<unk>``).
+        weights: ``(>= len(target), len(source) + 1)`` attention weights,
+            one row per target token; ``None`` (a model without attention)
+            leaves the translation unchanged.
 
     Shape:
-        - weights: rows for the target tokens, columns for the source tokens and ``<eos>``.
+        - weights: rows for the target tokens, columns for the source
+          tokens and ``<eos>``.
     """
     if weights is None or UNK not in target:
         return list(target)
     if weights.size(0) < len(target) or weights.size(1) < len(source):
         raise ValueError(
-            f"weights must have at least ({len(target)}, {len(source)}) entries for this pair, "
+            f"weights must have at least ({len(target)}, {len(source)}) "
+            "entries for this pair, "
             f"got {tuple(weights.shape)}"
         )
     copied = weights[: len(target), : len(source)].argmax(dim=-1).tolist()
@@ -437,19 +490,24 @@ def replace_unknown(
 
 @dataclass(frozen=True)
 class RealEvaluation:
-    """A model's translations of held-out English sentences, scored against all their references.
+    """A model's translations of held-out English sentences, scored against
+    all their references.
 
     Attributes:
         score: BLEU, chrF and exact match of the raw translations.
-        score_replaced: the same after :func:`replace_unknown` (equal to ``score`` without attention).
+        score_replaced: the same after :func:`replace_unknown` (equal to
+            ``score`` without attention).
         sources: the distinct English sentences, in order.
         references: all the French translations of each.
-        hypotheses: the model's translations (``<unk>`` where it wrote one).
+        hypotheses: the model's translations (``<unk>`` where it
+            wrote one).
         replaced: the translations after unknown-word replacement.
-        weights: each translation's attention weights, ``(len(hypothesis) + finished, len(source) + 1)``
-            (rows: the French tokens written and ``<eos>``; columns: the English tokens and ``<eos>``), or
-            ``None`` for a model without attention.
-        n_unknown: source tokens the source vocabulary does not know (read as ``<unk>``).
+        weights: each translation's attention weights, ``(len(hypothesis) +
+            finished, len(source) + 1)`` (rows: the French tokens written
+            and ``<eos>``; columns: the English tokens and ``<eos>``),
+            or ``None`` for a model without attention.
+        n_unknown: source tokens the source vocabulary does not know (read
+            as ``<unk>``).
         n_unk_written: ``<unk>`` tokens in the raw translations.
     """
 
@@ -464,10 +522,11 @@ class RealEvaluation:
     n_unk_written: int
 
     def to_dict(self) -> dict[str, float | int | str | bool]:
-        """The headline numbers as plain values (what the command line prints as JSON).
+        """The headline numbers as plain values (what the command line
+        prints as JSON).
 
-        ``bleu`` is multi-reference, ``bleu_single`` first-reference-only; ``bleu_signature`` and
-        ``cased`` say how both were computed.
+        ``bleu`` is multi-reference, ``bleu_single`` first-reference-only;
+        ``bleu_signature`` and ``cased`` say how both were computed.
         """
         return {
             "bleu": self.score.bleu,
@@ -490,14 +549,19 @@ def evaluate_real(
     *,
     beam_size: int = 1,
 ) -> RealEvaluation:
-    """Translate each distinct English sentence of ``pairs`` once and score it against all its translations.
+    """Translate each distinct English sentence of ``pairs`` once and score
+    it against all its translations.
 
-    Decoding goes through :meth:`~attnbook.nmt.translator.Translator.decode_pairs` (greedy, or beam search),
-    which keeps each translation's attention weights for :func:`replace_unknown`.
+    Decoding goes through
+    :meth:`~attnbook.nmt.translator.Translator.decode_pairs` (greedy, or
+    beam search), which keeps each translation's attention weights for
+    :func:`replace_unknown`.
 
     Args:
-        translator: the trained model and its vocabularies (unknown source words are read as ``<unk>``).
-        pairs: held-out pairs (no English sentence of them seen in training).
+        translator: the trained model and its vocabularies (unknown source
+            words are read as ``<unk>``).
+        pairs: held-out pairs (no English sentence of them seen
+            in training).
         beam_size: 1 for greedy search, more for beam search.
 
     Raises:
@@ -508,7 +572,8 @@ def evaluate_real(
     sources, references = group_references(pairs)
     first: dict[
         tuple[str, ...], SentencePair
-    ] = {}  # one pair per English sentence: the sentence is translated once
+        # one pair per English sentence: the sentence is translated once
+    ] = {}
     for pair in pairs:
         first.setdefault(pair.source, pair)
     decoded = translator.decode_pairs(
@@ -534,22 +599,27 @@ def evaluate_real(
     )
 
 
-# ---------------------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------
 # The whole pipeline
 
 
 @dataclass(frozen=True)
 class RealDataConfig:
-    """The data of a run on real pairs: how the corpus is split and which words the model knows.
+    """The data of a run on real pairs: how the corpus is split and which
+    words the model knows.
 
     Attributes:
-        min_count: words seen fewer times than this in the training pairs become <unk> (2 leaves the
-            model <unk> tokens to learn from, which unknown-word replacement needs).
-        test_fraction, val_fraction, split_seed: see :func:`split_by_english`.
-        max_src_len: the longest English sentence, in tokens, the model accepts (raised to the corpus's
-            longest if that is longer).
-        subwords: 0 for a vocabulary of whole words; else the number of subword units learnt for each
-            language, on the cased training sentences (:func:`~attnbook.studies.pieces.run_pieces_experiment`).
+        min_count: words seen fewer times than this in the training pairs
+            become <unk> (2 leaves the model <unk> tokens to learn from,
+            which unknown-word replacement needs).
+        test_fraction, val_fraction, split_seed:
+            see :func:`split_by_english`.
+        max_src_len: the longest English sentence, in tokens, the model
+            accepts (raised to the corpus's longest if that is longer).
+        subwords: 0 for a vocabulary of whole words;
+            else the number of subword units learnt for each language,
+            on the cased training sentences
+            (:func:`~attnbook.studies.pieces.run_pieces_experiment`).
     """
 
     min_count: int = field(default=2, metadata={"minimum": 1})
@@ -577,22 +647,28 @@ def _real_training() -> TrainConfig:
 
 @dataclass(frozen=True)
 class RealConfig:
-    """The configuration of a run on real pairs (``python -m attnbook train --corpus tatoeba``).
+    """The configuration of a run on real pairs (``python -m attnbook train
+    --corpus tatoeba``).
 
-    It nests the same model configuration as every run (:class:`~attnbook.nmt.seq2seq.ModelConfig`, or
-    the Transformer's sizes), with defaults of its own.
+    It nests the same model configuration as every run
+    (:class:`~attnbook.nmt.seq2seq.ModelConfig`, or the Transformer's
+    sizes), with defaults of its own.
 
     Attributes:
         data: the split and the vocabularies.
-        model: the recurrent model's choices and sizes (embeddings of 96 here).
-        train: the training settings; training is sized in epochs (steps), never in seconds. The
-            default trains 5 epochs (605 steps on the shipped pairs) while the learning rate falls
-            linearly from lr to zero, and keeps the weights of the end of that schedule: a
-            patience of 10 validations (1,000 steps) is longer than the run, so early stopping does not
-            cut the schedule short.
-        beam_size: the beam used to translate the held-out sentences (1: greedy search).
+        model: the recurrent model's choices and sizes (embeddings of
+            96 here).
+        train: the training settings; training is sized in epochs (steps),
+            never in seconds. The default trains 5 epochs (605 steps on the
+            shipped pairs) while the learning rate falls linearly from lr
+            to zero, and keeps the weights of the end of that schedule:
+            a patience of 10 validations (1,000 steps) is longer than the
+            run, so early stopping does not cut the schedule short.
+        beam_size: the beam used to translate the held-out sentences (1:
+            greedy search).
         model_kind: which model to train, seq2seq or transformer.
-        transformer: the Transformer's sizes (used when model_kind is transformer).
+        transformer: the Transformer's sizes (used when model_kind
+            is transformer).
     """
 
     data: RealDataConfig = field(default_factory=RealDataConfig)
@@ -625,7 +701,8 @@ class RealExperiment:
     device: torch.device
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline numbers as plain values (the command line's JSON)."""
+        """The headline numbers as plain values (the command
+        line's JSON)."""
         return {
             "attention": attention_name(self.config),
             "device": str(self.device),
@@ -651,24 +728,30 @@ def run_real_experiment(
     device: torch.device | str | None = None,
     progress: bool = False,
 ) -> RealExperiment:
-    """Split ``pairs`` by English sentence, build the vocabularies and the model, train, score the test split.
+    """Split ``pairs`` by English sentence, build the vocabularies and the
+    model, train, score the test split.
 
-    The model is built by :func:`~attnbook.studies.experiment.build_translator`, as in every run. The
-    test sentences are translated with a beam of ``config.beam_size`` (greedy for 1).
+    The model is built by
+    :func:`~attnbook.studies.experiment.build_translator`, as in every run.
+    The test sentences are translated with a beam of ``config.beam_size``
+    (greedy for 1).
 
     Args:
         pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
         config: the run; ``None`` uses :class:`RealConfig`'s defaults.
-        device: where to train; ``None`` uses :func:`~attnbook.core.runtime.get_device`.
+        device: where to train; ``None`` uses
+            :func:`~attnbook.core.runtime.get_device`.
         progress: show the training progress bar.
 
     Raises:
-        ValueError: ``pairs`` is empty or has too few distinct English sentences to split.
+        ValueError: ``pairs`` is empty or has too few distinct English
+            sentences to split.
     """
     config = config or RealConfig()
     if config.data.subwords:
         raise ValueError(
-            f"config.data.subwords is {config.data.subwords}: a run over pieces is "
+            f"config.data.subwords is {config.data.subwords}: a run over "
+            "pieces is "
             "attnbook.studies.run_pieces_experiment, on cased pairs"
         )
     if not pairs:

@@ -1,14 +1,19 @@
-"""The book's running example: one sentence pair, and a small attention model's real states on it.
+"""The book's running example: one sentence pair, and a small attention
+model's real states on it.
 
-Chapter 1 aligns *the black cat does not see the small mouse* with *le chat noir ne voit pas la petite
-souris* by hand. The toy grammar of :mod:`attnbook.nmt.grammar` makes this pair, with the same alignment:
-the adjective after the noun (*chat noir*), *does not* split around the verb (*ne ... pas*), an
-adjective that stays before its noun (*petite*) and agrees with it (*la petite souris*).
+Chapter 1 aligns *the black cat does not see the small mouse* with *le chat
+noir ne voit pas la petite souris* by hand.
+The toy grammar of :mod:`attnbook.nmt.grammar` makes this pair,
+with the same alignment: the adjective after the noun (*chat noir*),
+*does not* split around the verb (*ne ... pas*), an adjective that stays
+before its noun (*petite*) and agrees with it (*la petite souris*).
 
-:func:`running_example` trains a small Bahdanau encoder-decoder (:mod:`attnbook.nmt.seq2seq`) on the toy
-grammar, on the CPU with one thread, seeded and sized in steps, without the running sentence, and returns
-the model's encoder annotations :math:`h_j`, decoder states :math:`s_i` and attention weights on it, so
-that later chapters illustrate one step on real states rather than random ones.
+:func:`running_example` trains a small Bahdanau encoder-decoder
+(:mod:`attnbook.nmt.seq2seq`) on the toy grammar, on the CPU with one
+thread, seeded and sized in steps, without the running sentence,
+and returns the model's encoder annotations :math:`h_j`, decoder states
+:math:`s_i` and attention weights on it, so that later chapters illustrate
+one step on real states rather than random ones.
 
 >>> pair = RUNNING_PAIR
 >>> " ".join(pair.source)
@@ -85,21 +90,27 @@ RUNNING_PAIR = SentencePair(
         (8,),
     ),  # ne, pas: sure on not, possible on does
 )
-"""The running sentence pair with its true alignment, as the toy grammar makes it (a test checks that)."""
+"""The running sentence pair with its true alignment, as the toy grammar
+makes it (a test checks that)."""
 
 
 @dataclass(frozen=True)
 class RunningExampleConfig:
-    """The data, the model and the training of the running example's model (the defaults: the book's).
+    """The data, the model and the training of the running example's model
+    (the defaults: the book's).
 
     Attributes:
-        n_train: training pairs drawn from the toy grammar (the running sentence is left out).
-        n_val: validation pairs (:func:`~attnbook.nmt.training.train` validates at each epoch's end).
+        n_train: training pairs drawn from the toy grammar (the running
+            sentence is left out).
+        n_val: validation pairs (:func:`~attnbook.nmt.training.train`
+            validates at each epoch's end).
         max_src_len: the longest English sentence drawn, in words.
         data_seed: the seed of the draw.
-        emb_dim, hidden_dim, attn_dim: the model's sizes (:class:`~attnbook.nmt.seq2seq.Seq2SeqConfig`).
+        emb_dim, hidden_dim, attn_dim: the model's sizes
+            (:class:`~attnbook.nmt.seq2seq.Seq2SeqConfig`).
         batch_size: pairs per step.
-        epochs: passes over the training pairs; the steps are ``epochs * ceil(n_train / batch_size)``.
+        epochs: passes over the training pairs;
+            the steps are ``epochs * ceil(n_train / batch_size)``.
         lr: Adam's learning rate.
         seed: the seed of the initial weights and of the batch order.
     """
@@ -124,27 +135,39 @@ class RunningExampleConfig:
 
 @dataclass(frozen=True, eq=False)
 class RunningExample:
-    """The running pair and what a small trained Bahdanau model computes on it (CPU tensors).
+    """The running pair and what a small trained Bahdanau model computes on
+    it (CPU tensors).
 
-    Teacher forcing feeds the model the reference French, so row ``i`` of every tensor below belongs to
-    the same French word whatever the model would have written itself.
+    Teacher forcing feeds the model the reference French, so row ``i`` of
+    every tensor below belongs to the same French word whatever the model
+    would have written itself.
 
     Attributes:
         pair: the sentence pair (:data:`RUNNING_PAIR`).
-        translator: the trained model with its vocabularies (in evaluation mode, on the CPU).
-        source_tokens: the English words and ``<eos>``, the ``S + 1`` positions the model attends to.
-        target_tokens: the French words and ``<eos>``, the ``T + 1`` words the model writes.
-        annotations: ``(S + 1, enc_dim)`` the encoder annotations :math:`h_j` (``enc_dim = 2 * hidden_dim``).
-        summary: ``(enc_dim,)`` the encoder's summary of the sentence (the two directions' final states),
-            from which the decoder's first state is made.
-        decoder_states: ``(T + 2, dec_dim)`` the decoder states :math:`s_0, s_1, \\dots, s_{T+1}`; row
-            ``i`` is :math:`s_i`, so ``decoder_states[:-1]`` are the queries :math:`s_{i-1}` of Bahdanau's
-            steps and ``decoder_states[1:]`` the states :math:`s_i` that write the words.
-        weights: ``(T + 1, S + 1)`` the model's attention weights :math:`\\alpha_{ij}`; each row sums to one.
-        translation: the model's own greedy translation of the English sentence.
+        translator: the trained model with its vocabularies (in evaluation
+            mode, on the CPU).
+        source_tokens: the English words and ``<eos>``, the ``S + 1``
+            positions the model attends to.
+        target_tokens: the French words and ``<eos>``, the ``T + 1`` words
+            the model writes.
+        annotations: ``(S + 1, enc_dim)`` the encoder annotations
+            :math:`h_j` (``enc_dim = 2 * hidden_dim``).
+        summary: ``(enc_dim,)`` the encoder's summary of the sentence (the
+            two directions' final states), from which the decoder's first
+            state is made.
+        decoder_states: ``(T + 2, dec_dim)`` the decoder states :math:`s_0,
+            s_1, \\dots, s_{T+1}`; row ``i`` is :math:`s_i`, so
+            ``decoder_states[:-1]`` are the queries :math:`s_{i-1}` of
+            Bahdanau's steps and ``decoder_states[1:]``
+            the states :math:`s_i` that write the words.
+        weights: ``(T + 1, S + 1)`` the model's attention weights
+            :math:`\\alpha_{ij}`; each row sums to one.
+        translation: the model's own greedy translation of the
+            English sentence.
         training: what training measured (steps, seconds).
         train_cpu_seconds: the process CPU time the training took.
-        in_training_data: whether the running sentence was among the training pairs (it is left out).
+        in_training_data: whether the running sentence was among the
+            training pairs (it is left out).
     """
 
     pair: SentencePair
@@ -162,13 +185,15 @@ class RunningExample:
 
     @property
     def attention(self) -> BahdanauAttention:
-        """The trained model's attention: ``query_proj``, ``key_proj`` and ``v`` hold :math:`W_a`, :math:`U_a`, :math:`v_a`."""
+        """The trained model's attention: ``query_proj``, ``key_proj`` and
+        ``v`` hold :math:`W_a`, :math:`U_a`, :math:`v_a`."""
         return self.translator.model.decoder.attention
 
 
 @contextmanager
 def _one_thread() -> Iterator[None]:
-    """Run torch's CPU operations on one thread, then restore the thread count that was set."""
+    """Run torch's CPU operations on one thread, then restore the thread
+    count that was set."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -180,8 +205,10 @@ def _one_thread() -> Iterator[None]:
 def _splits(
     config: RunningExampleConfig,
 ) -> tuple[list[SentencePair], list[SentencePair]]:
-    """The training and validation pairs of the running example's model (the running sentence left out)."""
-    splits = make_splits(  # one pair more, in case the draw holds the running sentence
+    """The training and validation pairs of the running example's model
+    (the running sentence left out)."""
+    # one pair more, in case the draw holds the running sentence
+    splits = make_splits(
         config.n_train + 1,
         config.n_val,
         0,
@@ -196,10 +223,13 @@ def _splits(
 def held_out_pairs(
     n: int, config: RunningExampleConfig | None = None, *, seed: int = 1
 ) -> list[SentencePair]:
-    """``n`` toy-grammar pairs whose English the running example's model never trained on.
+    """``n`` toy-grammar pairs whose English the running example's model
+    never trained on.
 
-    Drawn with ``seed`` from the grammar, at most ``config.max_src_len`` English words long, none of
-    them a training sentence of :func:`running_example`'s model for ``config`` (the defaults: the book's).
+    Drawn with ``seed`` from the grammar, at most
+    ``config.max_src_len`` English words long, none of them a training
+    sentence of :func:`running_example`'s model for ``config`` (the
+    defaults: the book's).
 
     Raises:
         ValueError: ``n`` is negative.
@@ -226,7 +256,8 @@ def held_out_pairs(
 def _trained(
     config: RunningExampleConfig,
 ) -> tuple[Translator, TrainResult, float, bool]:
-    """Train the running example's model (kept in memory: one training per configuration and process)."""
+    """Train the running example's model (kept in memory: one training per
+    configuration and process)."""
     train_pairs, val_pairs = _splits(config)
     in_training = RUNNING_PAIR.source in {
         pair.source for pair in train_pairs
@@ -262,7 +293,8 @@ def _trained(
             eval_every=10**9,  # validate only at the end of each epoch
             log_every=10,
             seed=config.seed,
-            keep_best=False,  # the steps decide the weights, not early stopping
+            # the steps decide the weights, not early stopping
+            keep_best=False,
         )
         result = train(
             translator, train_pairs, val_pairs, schedule, progress=False
@@ -273,18 +305,23 @@ def _trained(
 def running_example(
     config: RunningExampleConfig | None = None,
 ) -> RunningExample:
-    """Train (once per process and configuration) the running example's model and read its states.
+    """Train (once per process and configuration) the running example's
+    model and read its states.
 
-    The model is a :class:`~attnbook.nmt.seq2seq.Seq2Seq` with Bahdanau attention, trained on the CPU with
-    one thread (deterministic for a given seed on a given machine), so that its numbers do not depend on
-    the device a chapter runs on. With the defaults it takes 564 steps, a few seconds of CPU time.
+    The model is a :class:`~attnbook.nmt.seq2seq.Seq2Seq` with Bahdanau
+    attention, trained on the CPU with one thread (deterministic for a
+    given seed on a given machine), so that its numbers do not depend on
+    the device a chapter runs on. With the defaults it takes 564 steps,
+    a few seconds of CPU time.
 
     Args:
-        config: the data, sizes and training; ``None`` uses :class:`RunningExampleConfig`'s defaults.
+        config: the data, sizes and training;
+            ``None`` uses :class:`RunningExampleConfig`'s defaults.
 
     Returns:
-        A :class:`RunningExample` with fresh tensors (changing them changes no later call's result); its
-        ``translator`` is the one trained model, shared by every call with the same configuration.
+        A :class:`RunningExample` with fresh tensors (changing them changes
+        no later call's result); its ``translator`` is the one trained
+        model, shared by every call with the same configuration.
 
     >>> tiny = RunningExampleConfig(
     ...     n_train=40,

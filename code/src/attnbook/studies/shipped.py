@@ -1,16 +1,21 @@
-"""How the translators the book ships in its pages were trained, so that anyone can train them again.
+"""How the translators the book ships in its pages were trained,
+so that anyone can train them again.
 
-- :func:`train_grammar_translator`: chapter 6's attention model of the toy grammar, trained exactly as the
-  chapter trains it on a CPU (:data:`GRAMMAR_CONFIG`, one thread): the model the chapter's box runs.
-- :func:`write_grammar_translator`: trains it and writes it as int8 weights for the page
-  (:func:`~attnbook.nmt.export.export_translator`), with the run's environment in the file's ``info``.
-  The file the package ships, ``data/translator-grammar.js``, was written by::
+- :func:`train_grammar_translator`: chapter 6's attention model of the toy
+  grammar, trained exactly as the chapter trains it on a CPU
+  (:data:`GRAMMAR_CONFIG`, one thread): the model the chapter's box runs.
+- :func:`write_grammar_translator`: trains it and writes it as int8 weights
+  for the page (:func:`~attnbook.nmt.export.export_translator`),
+  with the run's environment in the file's ``info``.
+  The file the package ships, ``data/translator-grammar.js``,
+  was written by::
 
       python -c "from attnbook.studies import write_grammar_translator as w; w('translator-grammar.js')"
 
-- :func:`retrain_shipped_start`: the first steps of the run that made the shipped Tatoeba translator
-  (``python -m attnbook train --corpus tatoeba``), trained again on the CPU, with the same split, first
-  weights, batch order and learning rates.
+- :func:`retrain_shipped_start`: the first steps of the run that made the
+  shipped Tatoeba translator (``python -m attnbook train --corpus
+  tatoeba``), trained again on the CPU, with the same split, first weights,
+  batch order and learning rates.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from attnbook.studies.experiment import ExperimentConfig, build_translator
 from attnbook.studies.realdata import RealConfig, split_by_english
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
-"""Chapter 6's run on a CPU: the grammar's default splits and model, four epochs."""
+"""Chapter 6's run on a CPU: the grammar's default splits and model,
+four epochs."""
 
 GRAMMAR_NAME = "Toy grammar English-French (Bahdanau attention)"
 """The name the grammar's exported translator carries."""
@@ -47,12 +53,15 @@ GRAMMAR_NAME = "Toy grammar English-French (Bahdanau attention)"
 def train_grammar_translator(
     config: ExperimentConfig = GRAMMAR_CONFIG,
 ) -> tuple[Translator, TrainResult]:
-    """Train chapter 6's attention model as the chapter does on a CPU: same splits, seed and steps.
+    """Train chapter 6's attention model as the chapter does on a CPU:
+    same splits, seed and steps.
 
-    Training runs on one thread (as in the chapter), which is restored afterwards.
+    Training runs on one thread (as in the chapter), which is
+    restored afterwards.
 
     Returns:
-        The trained translator (on the CPU) and what :func:`~attnbook.nmt.training.train` measured.
+        The trained translator (on the CPU) and what
+        :func:`~attnbook.nmt.training.train` measured.
     """
     splits = config.data.splits()
     src_vocab = Vocab.build(p.source for p in splits.train)
@@ -78,9 +87,11 @@ def train_grammar_translator(
 def write_grammar_translator(
     path: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG
 ) -> Path:
-    """Train the grammar's translator (:func:`train_grammar_translator`) and write it for the page (int8).
+    """Train the grammar's translator (:func:`train_grammar_translator`)
+    and write it for the page (int8).
 
-    The file's ``info`` records how and where it was trained, the steps, and its held-out exact match.
+    The file's ``info`` records how and where it was trained,
+    the steps, and its held-out exact match.
 
     Returns:
         The path written.
@@ -114,13 +125,16 @@ def write_grammar_translator(
 def retrain_shipped_start(
     steps: int, config: RealConfig | None = None
 ) -> TrainResult:
-    """The first ``steps`` optimiser steps of ``python -m attnbook train --corpus tatoeba``, on the CPU.
+    """The first ``steps`` optimiser steps of ``python -m attnbook train
+    --corpus tatoeba``, on the CPU.
 
-    The split, the vocabularies, the first weights, the batch order and the learning rate of every step
-    are those of the whole run (the rate decays over the whole run's planned steps); a validation on a
-    few pairs after step ``steps`` ends the run early (a validation changes nothing the training depends
-    on). So the training losses logged every ``log_every`` steps are those of the whole run's first
-    steps, up to the rounding of another CPU or thread count.
+    The split, the vocabularies, the first weights, the batch order and the
+    learning rate of every step are those of the whole run (the rate decays
+    over the whole run's planned steps); a validation on a few pairs after
+    step ``steps`` ends the run early (a validation changes nothing the
+    training depends on). So the training losses logged every ``log_every``
+    steps are those of the whole run's first steps, up to the rounding of
+    another CPU or thread count.
 
     Raises:
         ValueError: ``steps`` is below 1.
@@ -146,9 +160,8 @@ def retrain_shipped_start(
     translator = build_translator(
         config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
     )
-    start = replace(
-        config.train, eval_every=steps
-    )  # the first validation comes after the last step wanted
+    # the first validation comes after the last step wanted
+    start = replace(config.train, eval_every=steps)
 
     def stop(step: int, record: LossRecord) -> bool:
         return step >= steps
