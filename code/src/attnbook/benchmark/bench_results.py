@@ -242,8 +242,14 @@ class PrecomputeTiming:
         )
         return cls(
             *(values[name] for name in sizes),
-            every_step=VariantTiming.from_dict(values, "every_step"),  # type: ignore[arg-type]
-            once=VariantTiming.from_dict(values, "once"),  # type: ignore[arg-type]
+            every_step=VariantTiming.from_dict(  # type: ignore[arg-type]
+                values,
+                "every_step",
+            ),
+            once=VariantTiming.from_dict(  # type: ignore[arg-type]
+                values,
+                "once",
+            ),
             predicted_speedup=values["predicted_speedup"],
             max_abs_diff=values["max_abs_diff"],
         )

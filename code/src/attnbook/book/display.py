@@ -39,8 +39,7 @@ class SourceListing:
     ('attnbook.core.alignment.attention_entropy',
     'attnbook/core/alignment.py')
     >>> print(listing.source.splitlines()[0])
-    def attention_entropy(weights: torch.Tensor, dim: int = -1) ->
-    torch.Tensor:
+    def attention_entropy(
     """
 
     name: str
@@ -71,8 +70,9 @@ class SourceListing:
     def _repr_markdown_(self) -> str:
         fence = "````" if "```" in self.source else "```"
         where = f"*Source: `{self.path}`, line {self.first_line}.*"
+        code = self.source.rstrip()
         if not self.folded:
-            return f"{fence}python\n{self.source.rstrip()}\n{fence}\n\n{where}"
+            return f"{fence}python\n{code}\n{fence}\n\n{where}"
         lines = self.source.splitlines()
         start, stop = self.shown_lines()
         shown = "\n".join(lines[start:stop]).rstrip()
@@ -89,9 +89,9 @@ class SourceListing:
             f"*{span} of `{self.path}`; the whole of "
             f"`{self.name.rsplit('.', 1)[-1]}` is folded "
             "below.*\n\n"
-            f"<details>\n<summary>The whole listing ({len(lines)} "
-            "lines)</summary>\n\n"
-            f"{fence}python\n{self.source.rstrip()}\n{fence}\n\n</details>\n\n{where}"
+            "<details>\n<summary>The whole listing "
+            f"({len(lines)} lines)</summary>\n\n"
+            f"{fence}python\n{code}\n{fence}\n\n</details>\n\n{where}"
         )
 
     def __str__(self) -> str:

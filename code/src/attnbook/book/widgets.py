@@ -259,7 +259,8 @@ def _render(
         f"JavaScript.</div>{caption_html}"
         '<script type="application/json" '
         f'class="aw-data">{payload}</script>'
-        f"<script>{_asset('widgets.js').replace('__AW_ID__', element_id)}</script></div>"
+        f"<script>{_asset('widgets.js').replace('__AW_ID__', element_id)}"
+        "</script></div>"
     )
     # the page's declared encoding cannot garble it
     assert document.isascii()
@@ -786,7 +787,9 @@ def translator_widget(
             if grammar is not None
             else ""
         )
-        + f"<script>{_asset('translator.js').replace('__AW_ID__', element_id)}</script></div>"
+        + "<script>"
+        + _asset("translator.js").replace("__AW_ID__", element_id)
+        + "</script></div>"
     )
     assert document.isascii()
     static: dict[str, Any] = {"kind": "translator", "example": None}

@@ -186,7 +186,14 @@ def _multihead_slips(
         *, mask: Tensor | None = mask, **change: object
     ) -> tuple[Tensor, Tensor]:
         with torch.no_grad():
-            return _heads_with(mha, query, keys, values, mask, **change)  # type: ignore[arg-type]
+            return _heads_with(  # type: ignore[arg-type]
+                mha,
+                query,
+                keys,
+                values,
+                mask,
+                **change,
+            )
 
     context, weights = heads()
     return (

@@ -1,5 +1,5 @@
-"""The package's command line: ``train`` trains chapter 6's model (or, with
-``--corpus``, a model of real sentences) and prints its metrics;
+r"""The package's command line: ``train`` trains chapter 6's model (or,
+with ``--corpus``, a model of real sentences) and prints its metrics;
 ``evaluate`` and ``translate`` use a saved model (see
 :mod:`attnbook.cli.realcli`); ``bottleneck`` trains chapter 6's models
 until they stop, over several seeds (see
@@ -9,13 +9,20 @@ subword pieces on real sentences (see :mod:`attnbook.studies.pieces`);
 
 Examples::
 
-    python -m attnbook train                          # Bahdanau attention, the chapter's configuration
-    python -m attnbook train --attention none --json  # the no-attention baseline; last line is JSON
-    python -m attnbook train --lr 1e-3 --batch-size 64 --attention luong --luong-score concat
-    python -m attnbook train --attention luong --luong-score general --input-feeding --local-p
-    python -m attnbook train --model transformer --save tf.pt  # chapter 8's Transformer
-    python -m attnbook bottleneck --seeds 0 --sizes 128  # attention against one baseline, until they stop
-    python -m attnbook bench --quick --json           # the cost of attention (see attnbook.benchmark.bench)
+    # Bahdanau attention, the chapter's configuration
+    python -m attnbook train
+    # the no-attention baseline; the last line printed is JSON
+    python -m attnbook train --attention none --json
+    python -m attnbook train --lr 1e-3 --batch-size 64 \
+        --attention luong --luong-score concat
+    python -m attnbook train --attention luong --luong-score general \
+        --input-feeding --local-p
+    # chapter 8's Transformer
+    python -m attnbook train --model transformer --save tf.pt
+    # attention against one baseline, until they stop
+    python -m attnbook bottleneck --seeds 0 --sizes 128
+    # the cost of attention (see attnbook.benchmark.bench)
+    python -m attnbook bench --quick --json
 """
 
 from __future__ import annotations

@@ -1,17 +1,27 @@
-"""The command line on real sentences: ``train --corpus``, ``evaluate``
+r"""The command line on real sentences: ``train --corpus``, ``evaluate``
 and ``translate``.
 
 Examples::
 
-    python -m attnbook train --corpus tatoeba --save model.pt --json    # the shipped Tatoeba pairs
-    python -m attnbook train --corpus-file eng-fra.txt --save model.pt  # any file, 2 or 3 columns
-    python -m attnbook train --corpus tatoeba --model transformer --save tf.pt  # chapter 8's Transformer
-    python -m attnbook train --corpus tatoeba --subwords 2000 --json    # over 2,000 pieces per language
-    python -m attnbook subwords --subwords 2000 --save record.json      # words vs pieces, three seeds
-    python -m attnbook evaluate --checkpoint model.pt --corpus-file held-out.txt --json
-    python -m attnbook translate --checkpoint model.pt --beam 4 "I am cold."
-    python -m attnbook translate "I am cold."   # the model the book ships, as in the page
-    python -m attnbook compare-real --save compare.json   # the GRU beside the Transformer, 3 seeds
+    # the shipped Tatoeba pairs
+    python -m attnbook train --corpus tatoeba --save model.pt --json
+    # any file, 2 or 3 columns
+    python -m attnbook train --corpus-file eng-fra.txt --save model.pt
+    # chapter 8's Transformer
+    python -m attnbook train --corpus tatoeba --model transformer \
+        --save tf.pt
+    # over 2,000 pieces per language
+    python -m attnbook train --corpus tatoeba --subwords 2000 --json
+    # words vs pieces, three seeds
+    python -m attnbook subwords --subwords 2000 --save record.json
+    python -m attnbook evaluate --checkpoint model.pt \
+        --corpus-file held-out.txt --json
+    python -m attnbook translate --checkpoint model.pt --beam 4 \
+        "I am cold."
+    # the model the book ships, as in the page
+    python -m attnbook translate "I am cold."
+    # the GRU beside the Transformer, three seeds
+    python -m attnbook compare-real --save compare.json
 
 Bad input (a file that is not UTF-8, a corpus with no usable pair,
 a file that is not a checkpoint, a sentence longer than the model accepts)

@@ -36,7 +36,8 @@ def alignment_matrix(
         ValueError: a length is not positive, or a link falls outside the
             ``tgt_len x src_len`` grid.
 
-    >>> # "he does not sleep" -> "il ne dort pas": "ne" and "pas" both link to "does" and "not"
+    >>> # "he does not sleep" -> "il ne dort pas":
+    >>> # "ne" and "pas" both link to "does" and "not"
     >>> alignment_matrix(
     ...     [(0, 0), (1, 1), (1, 2), (2, 3), (3, 1), (3, 2)],
     ...     tgt_len=4,

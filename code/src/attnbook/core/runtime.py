@@ -88,6 +88,7 @@ def set_seed(seed: int) -> torch.Generator:
         raise ValueError(f"seed must be non-negative, got {seed}")
     seed = int(seed)
     random.seed(seed)
-    np.random.seed(seed % 2**32)  # noqa: NPY002 (seeding the legacy global generator is the point)
+    # seeding the legacy global generator is the point
+    np.random.seed(seed % 2**32)  # noqa: NPY002
     torch.manual_seed(seed)  # also seeds every CUDA device
     return torch.Generator().manual_seed(seed)

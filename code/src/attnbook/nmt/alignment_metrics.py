@@ -8,7 +8,9 @@ Two measures, both pure functions of attention weights and true links:
   *possible* links :math:`P \\supseteq S`, and a predicted
   alignment :math:`A`,
 
-  .. math:: \\mathrm{AER} = 1 - \\frac{|A \\cap S| + |A \\cap P|}{|A| + |S|}.
+  .. math::
+
+     \\mathrm{AER} = 1 - \\frac{|A \\cap S| + |A \\cap P|}{|A| + |S|}.
 
   AER is 0 when the predicted links contain every sure link and no link
   outside :math:`P`, 1 when they share no link with :math:`P`;
@@ -117,7 +119,9 @@ def _per_sentence(
 ) -> list:
     """Wrap one sentence's links (or categories) in a list, and check there
     is one entry per matrix."""
-    items = [value] if single else list(value)  # type: ignore[call-overload]
+    items = (
+        [value] if single else list(value)  # type: ignore[call-overload]
+    )
     if len(items) != count:
         raise ValueError(
             f"{name} must have one entry per weight matrix ({count}), got "

@@ -5,7 +5,7 @@ a sequence to sequence network" tutorial.
 Each line is ``English<TAB>French`` optionally followed by
 ``<TAB>attribution``::
 
-    Go.	Va !	CC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250 (Wittydev)
+    Go.	Va !	CC-BY 2.0 (France) Attribution: tatoeba.org #2877272 ...
 
 The loader normalises each side (Unicode NFC, lower case unless
 ``cased=True``, typographic apostrophes and non-breaking spaces made

@@ -442,7 +442,8 @@ def make_batch(
     >>> batch = make_batch(
     ...     pairs, Vocab(["a", "b", "c"]), Vocab(["x", "y"])
     ... )
-    >>> batch.src_mask.tolist()  # True = a real token (<eos> included), may be attended to
+    >>> # True = a real token (<eos> included), may be attended to
+    >>> batch.src_mask.tolist()
     [[True, True, True, True], [True, True, False, False]]
     """
     if len(pairs) == 0:

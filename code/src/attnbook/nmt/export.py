@@ -219,7 +219,9 @@ def export_translator(
         f"{name!r} ({quantization}),\n"
         "// written by attnbook.nmt.export_translator; a page loads them "
         "with a <script> element.\n"
-        f'{CALLBACK}({json.dumps(header, ensure_ascii=True, separators=(",", ":"))},"{data}");\n'
+        f"{CALLBACK}("
+        f"{json.dumps(header, ensure_ascii=True, separators=(',', ':'))}"
+        f',"{data}");\n'
     )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

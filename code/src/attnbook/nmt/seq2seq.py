@@ -60,7 +60,9 @@ from attnbook.core.config import check_fields
 from attnbook.layers.attention import BahdanauAttention, LuongAttention
 from attnbook.layers.local import LocalPAttention
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.model import decode_stepwise, evaluating  # noqa: F401 (evaluating: also imported from here)
+
+# evaluating: also imported from here
+from attnbook.nmt.model import decode_stepwise, evaluating  # noqa: F401
 
 ATTENTION_KINDS = ("bahdanau", "luong", "none")
 LUONG_SCORES = ("dot", "general", "concat", "location")
@@ -533,7 +535,8 @@ class LuongDecoder(_Decoder):
     >>> decoder = LuongDecoder(
     ...     12, emb_dim=4, hidden_dim=6, enc_dim=12, input_feeding=True
     ... )
-    >>> decoder.rnn.input_size  # emb_dim + dec_dim: the previous attentional state joins the input
+    >>> # emb_dim + dec_dim: the previous attentional state joins the input
+    >>> decoder.rnn.input_size
     10
     """
 
@@ -658,7 +661,11 @@ class LuongDecoder(_Decoder):
         """Teacher forcing: logits ``(batch, tgt_len, vocab)`` and weights
         ``(batch, tgt_len, src_len)``."""
         if not parallel and not self.input_feeding:
-            return self.forward_stepwise(tgt_in, memory)  # type: ignore[return-value]  (weights are never None)
+            # the weights are never None
+            return self.forward_stepwise(  # type: ignore[return-value]
+                tgt_in,
+                memory,
+            )
         # (batch, tgt_len, emb_dim), once for all steps
         embedded = self.embedding(tgt_in)
         if (

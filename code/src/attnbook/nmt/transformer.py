@@ -453,7 +453,12 @@ class Transformer(nn.Module):
         """
         memory = self.encode(src, src_mask)
         if not parallel:
-            return decode_stepwise(self.decoder, tgt_in, memory)  # type: ignore[return-value]  (never None)
+            # the weights are never None
+            return decode_stepwise(  # type: ignore[return-value]
+                self.decoder,
+                tgt_in,
+                memory,
+            )
         logits, cross_weights = self.decoder(tgt_in, memory)
         return logits, cross_weights[:, -1].mean(dim=1)
 

@@ -1,4 +1,4 @@
-"""The bottleneck, trained until early stopping ends it:
+r"""The bottleneck, trained until early stopping ends it:
 chapter 6's attention model beside the no-attention baseline at several
 sizes and with its source reversed, over several seeds.
 
@@ -9,7 +9,8 @@ the package: :func:`run_study` trains and evaluates the models,
 :func:`packaged_study` loads the recorded run that chapter 6 shows,
 and :func:`format_study` prints a table of it. Record it again with::
 
-    python -m attnbook bottleneck --save code/src/attnbook/data/bottleneck_cpu.json
+    python -m attnbook bottleneck \
+        --save code/src/attnbook/data/bottleneck_cpu.json
 
 Every model trains under the same rule, :data:`STUDY_TRAIN`:
 validate every 50 steps; when the validation loss has not fallen by
@@ -418,18 +419,27 @@ def format_study(study: BottleneckStudy) -> str:
     over the seeds."""
     longest = list(study.runs[0].metrics.token_accuracy_by_length)[-1]
     header = (
-        f"{'model':<24}{'d_h':>5}{'weights':>10}{'steps':>8}{'stopped':>9}  {'best val. loss':<16}"
-        f"{'exact match':<16}{'BLEU':<14}{f'token acc., {longest} words':<16}"
+        f"{'model':<24}{'d_h':>5}{'weights':>10}"
+        f"{'steps':>8}{'stopped':>9}  "
+        f"{'best val. loss':<16}{'exact match':<16}{'BLEU':<14}"
+        f"{f'token acc., {longest} words':<16}"
     )
     lines = [header]
     for model in study.models:
         runs = study.runs_of(model)
+        steps = statistics.mean(r.steps for r in runs)
+        stopped = sum(r.stopped_early for r in runs)
+        loss = _mean_sd([r.best_loss for r in runs])
+        exact = _mean_sd([r.metrics.exact_match for r in runs])
+        bleu = statistics.mean(r.metrics.bleu for r in runs)
+        accuracy = _mean_sd(
+            [r.metrics.token_accuracy_by_length[longest] for r in runs]
+        )
         lines.append(
-            f"{model.label:<24}{model.hidden_dim:>5}{runs[0].parameters:>10,}"
-            f"{statistics.mean(r.steps for r in runs):>8.0f}{sum(r.stopped_early for r in runs):>6}/{len(runs)}  "
-            f"{_mean_sd([r.best_loss for r in runs]):<16}{_mean_sd([r.metrics.exact_match for r in runs]):<16}"
-            f"{statistics.mean(r.metrics.bleu for r in runs):<14.1f}"
-            f"{_mean_sd([r.metrics.token_accuracy_by_length[longest] for r in runs]):<16}"
+            f"{model.label:<24}{model.hidden_dim:>5}"
+            f"{runs[0].parameters:>10,}"
+            f"{steps:>8.0f}{stopped:>6}/{len(runs)}  "
+            f"{loss:<16}{exact:<16}{bleu:<14.1f}{accuracy:<16}"
         )
     where = study.environment
     lines.append(

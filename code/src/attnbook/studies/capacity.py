@@ -472,6 +472,11 @@ def capacity_sweep(
     if progress:
         runs = tqdm(runs, desc="capacity")
     return [
-        train_and_score(summary, length, seed=seed, **settings)  # type: ignore[arg-type]
+        train_and_score(  # type: ignore[arg-type]
+            summary,
+            length,
+            seed=seed,
+            **settings,
+        )
         for seed, length, summary in runs
     ]

@@ -269,7 +269,8 @@ def run_settings(config: RunConfig) -> dict[str, Any]:
         if config.model_kind == "transformer"
         else config.model
     )
-    data = asdict(config.data)  # type: ignore[attr-defined]  (every run's configuration has its data)
+    # every run's configuration has its data
+    data = asdict(config.data)  # type: ignore[attr-defined]
     return {**data, "model_kind": config.model_kind, **asdict(sizes)}
 
 
