@@ -11,7 +11,9 @@ unigram model; :class:`Subwords` cuts a sentence into pieces and joins
 pieces back into the sentence. A piece that starts a word carries a leading
 ``▁`` (U+2581), so joining needs no other information::
 
-    "Tom est fatigué ."  ->  ["▁Tom", "▁est", "▁fati", "gué", "▁."]  ->  "Tom est fatigué ."
+    "Tom est fatigué ."
+    -> ["▁Tom", "▁est", "▁fati", "gué", "▁."]
+    -> "Tom est fatigué ."
 
 The pieces are learnt on *tokenised* text (the corpus loader's words joined
 by spaces, case kept), so a piece never spans two words and

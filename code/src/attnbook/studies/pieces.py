@@ -21,7 +21,9 @@ package (:func:`packaged_units_comparison`).
 The shipped record is of the chapter's short run (2 epochs, greedy search),
 one process per seed side by side, then merged::
 
-    python -m attnbook subwords --subwords 2000 --epochs 2 --beam 1 --seeds 0 --save part0.json  # and 1, 2
+    # seed 0; the same for seeds 1 and 2
+    python -m attnbook subwords --subwords 2000 --epochs 2 --beam 1 \
+        --seeds 0 --save part0.json
     python -m attnbook subwords --merge part0.json part1.json part2.json \
         --save code/src/attnbook/data/subwords_cpu.json
 
@@ -735,7 +737,8 @@ def format_units_comparison(comparison: UnitsComparison) -> str:
     deviation, BLEU, chrF and seconds."""
     keys = ("bleu", "bleu_single", "chrf")
     lines = [
-        f"{'units':<24}{'seed':>5}{'BLEU':>8}{'BLEU 1-ref':>12}{'chrF':>8}{'seconds':>9}{'unknown':>9}"
+        f"{'units':<24}{'seed':>5}{'BLEU':>8}{'BLEU 1-ref':>12}{'chrF':>8}"
+        f"{'seconds':>9}{'unknown':>9}"
     ]
     for units, suffix, label in (
         ("words", "", "words (lower-cased)"),
@@ -746,8 +749,10 @@ def format_units_comparison(comparison: UnitsComparison) -> str:
         for run in runs:
             values = [run.scores[k + suffix] for k in keys]
             lines.append(
-                f"{label:<24}{run.seed:>5}{values[0]:>8.1f}{values[1]:>12.1f}{values[2]:>8.1f}"
-                f"{run.train_seconds:>9.0f}{run.scores['n_sentences_unknown']:>9}"
+                f"{label:<24}{run.seed:>5}{values[0]:>8.1f}"
+                f"{values[1]:>12.1f}{values[2]:>8.1f}"
+                f"{run.train_seconds:>9.0f}"
+                f"{run.scores['n_sentences_unknown']:>9}"
             )
         means = [
             statistics.mean(r.scores[k + suffix] for r in runs)

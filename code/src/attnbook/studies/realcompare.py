@@ -12,7 +12,8 @@ with the package, like chapter 6's bottleneck study:
 so that a chapter can check the record against a live run.
 Record it again with::
 
-    python -m attnbook compare-real --save code/src/attnbook/data/realcompare_cpu.json
+    python -m attnbook compare-real \
+        --save code/src/attnbook/data/realcompare_cpu.json
 
 Both models read the same split
 (:func:`~attnbook.studies.realdata.split_by_english`), the same
@@ -642,7 +643,8 @@ def format_comparison(comparison: RealComparison) -> str:
     """A plain-text table: one row per model and seed, then mean ± standard
     deviation over the seeds."""
     header = (
-        f"{'model':<26}{'seed':>5}{'weights':>10}{'steps':>7}{'CPU s':>8}{'wall s':>8}"
+        f"{'model':<26}{'seed':>5}{'weights':>10}{'steps':>7}"
+        f"{'CPU s':>8}{'wall s':>8}"
         f"{'BLEU':>10}{'BLEU 1 ref':>12}{'chrF':>10}"
     )
     lines = [header]
@@ -651,15 +653,17 @@ def format_comparison(comparison: RealComparison) -> str:
         label = COMPARED_LABELS.get(model, model)
         for run in runs:
             lines.append(
-                f"{label:<26}{run.seed:>5}{run.parameters:>10,}{run.steps:>7}{run.cpu_seconds:>8.0f}"
-                f"{run.seconds:>8.0f}{run.bleu:>10.1f}{run.bleu_single:>12.1f}{run.chrf:>10.1f}"
+                f"{label:<26}{run.seed:>5}{run.parameters:>10,}"
+                f"{run.steps:>7}{run.cpu_seconds:>8.0f}{run.seconds:>8.0f}"
+                f"{run.bleu:>10.1f}{run.bleu_single:>12.1f}{run.chrf:>10.1f}"
             )
         cells = [
             _mean_sd([getattr(r, name) for r in runs])
             for name in ("bleu", "bleu_single", "chrf")
         ]
+        cpu_mean = _mean_sd([r.cpu_seconds for r in runs])[0]
         lines.append(
-            f"{'  mean ± sd':<26}{'':>5}{'':>10}{'':>7}{_mean_sd([r.cpu_seconds for r in runs])[0]:>8.0f}{'':>8}"
+            f"{'  mean ± sd':<26}{'':>22}{cpu_mean:>8.0f}{'':>8}"
             + "".join(
                 f"{f'{m:.1f}±{s:.1f}':>{w}}"
                 for (m, s), w in zip(cells, (10, 12, 10), strict=True)

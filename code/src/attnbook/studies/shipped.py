@@ -10,7 +10,8 @@ so that anyone can train them again.
   The file the package ships, ``data/translator-grammar.js``,
   was written by::
 
-      python -c "from attnbook.studies import write_grammar_translator as w; w('translator-grammar.js')"
+      python -c "from attnbook.studies import write_grammar_translator as w
+      w('translator-grammar.js')"
 
 - :func:`retrain_shipped_start`: the first steps of the run that made the
   shipped Tatoeba translator (``python -m attnbook train --corpus
