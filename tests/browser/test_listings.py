@@ -5,12 +5,16 @@ every fold open (a long listing's ``<details>``, a hidden cell's toggle), as a r
 sees it. For each code block of the article it reads whether the block scrolls sideways
 (``scrollWidth > clientWidth``) and how many characters its column shows (the block's inner width over
 the width of one character of its font). A package listing (``show_source``'s output) or a chapter's
-code cell that scrolls fails the test, which names the page, the listing and the first line too long.
-Printed outputs are measured too and reported, not failed: they show data, and a reader expects a
-table to scroll.
+code cell that scrolls, or has a line longer than its column holds, fails the test, which names the
+page, the listing and the first line too long. Code inside a fold (an exercise's solution, a long
+listing's whole source) counts as much as code in the open: its column is narrower (75 characters
+against 77 at the browser tests' window). Every column must also hold the line length that ruff
+keeps the package and the chapters to (``code/ruff.toml``, ``chapters/ruff.toml``), so that a
+change of theme or font that narrows it fails here before a listing scrolls. Printed outputs are
+measured too and reported, not failed: they show data, and a reader expects a table to scroll.
 
 The measurements go to ``_build/screenshots/listings.json``; the test's message gives the column's
-width in characters, the line length that fits it.
+width in characters.
 
 These tests carry the marker ``listings_fit_page``: ``pytest tests/browser -m "not listings_fit_page"``
 runs the other browser tests alone.
@@ -19,6 +23,8 @@ runs the other browser tests alone.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from book_browser import SCREENSHOT_DIR, TIMEOUT_MS, VIEWPORT, is_local
@@ -27,6 +33,18 @@ from book_config import toc_files
 PAGES = toc_files()
 FAILING_KINDS = ("listing", "code cell")  # printed outputs are reported, not failed
 REPORT = SCREENSHOT_DIR / "listings.json"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _line_length(config: str) -> int:
+    """The line length ruff keeps the code under ``config`` to (its top-level ``line-length``)."""
+    found = re.search(r"^line-length\s*=\s*(\d+)", (ROOT / config).read_text(), re.MULTILINE)
+    assert found, f"{config} sets no line-length"
+    return int(found.group(1))
+
+
+# The widest line a listing of the package or a chapter's code cell can have.
+LINE_LENGTH = max(_line_length("code/ruff.toml"), _line_length("chapters/ruff.toml"))
 
 # Opens every fold of the article, then measures each <pre>: its kind (a chapter's code cell, a package
 # listing shown by show_source, a printed output, or a code block of the prose), whether it scrolls, how
@@ -66,6 +84,7 @@ MEASURE_JS = r"""
     return {
       kind,
       label: labelOf(pre, kind),
+      folded: Boolean(pre.closest("details, .toggle-details, .dropdown, .toggle, .solution")),
       rendered: pre.clientWidth > 0,
       scrolls: pre.scrollWidth > pre.clientWidth,
       columns,
@@ -123,18 +142,56 @@ def test_code_is_measured_on_every_chapter(measured):
 
 
 @pytest.mark.listings_fit_page
+def test_code_inside_folds_is_measured(measured):
+    """The measurement opens the folds: the solutions' code cells and the long listings' whole
+    sources are measured, with the column they have there."""
+    folded = [
+        (page, block["label"])
+        for page, blocks in measured.items()
+        for block in blocks
+        if block["kind"] in FAILING_KINDS and block["folded"]
+    ]
+    assert folded, "no code block inside a fold was measured (did the folds' classes change?)"
+    assert all(
+        block["rendered"]
+        for blocks in measured.values()
+        for block in blocks
+        if block["kind"] in FAILING_KINDS and block["folded"]
+    ), "a code block inside a fold stayed hidden with every fold open"
+
+
+@pytest.mark.listings_fit_page
+@pytest.mark.parametrize("page", PAGES)
+def test_code_column_holds_the_line_length(measured, page):
+    """Every code cell and listing shows at least the line length ruff enforces, folded or not."""
+    narrow = [
+        f"{block['kind']} {block['label']}{' (folded)' if block['folded'] else ''}: {block['columns']}"
+        for block in measured[page]
+        if block["kind"] in FAILING_KINDS and block["rendered"] and block["columns"] < LINE_LENGTH
+    ]
+    assert not narrow, (
+        f"{page}: code columns narrower than the {LINE_LENGTH} characters ruff allows a line: {narrow}"
+    )
+
+
+@pytest.mark.listings_fit_page
 @pytest.mark.parametrize("page", PAGES)
 def test_no_listing_or_code_cell_scrolls_sideways(measured, page):
     blocks = measured[page]
     hidden = [block["label"] for block in blocks if block["kind"] in FAILING_KINDS and not block["rendered"]]
     assert not hidden, f"{page}: code blocks that stay hidden with every fold open: {hidden}"
-    scrolling = [block for block in blocks if block["kind"] in FAILING_KINDS and block["scrolls"]]
+    scrolling = [
+        block
+        for block in blocks
+        if block["kind"] in FAILING_KINDS and (block["scrolls"] or block["longest"] > block["columns"])
+    ]
     if scrolling:
         pytest.fail(
             f"{page}: the code column shows {_columns(blocks, FAILING_KINDS)} characters; "
             f"{len(scrolling)} blocks scroll sideways:\n"
             + "\n".join(
-                f"  {block['kind']} {block['label']}: {block['longest']} characters, first too long: "
+                f"  {block['kind']} {block['label']}{' (folded)' if block['folded'] else ''}: "
+                f"{block['longest']} characters in a column of {block['columns']}, first too long: "
                 f"{block['firstTooLong'].strip()[:100]!r}"
                 for block in scrolling
             ),
