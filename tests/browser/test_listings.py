@@ -7,8 +7,8 @@ sees it. For each code block of the article it reads whether the block scrolls s
 the width of one character of its font). A package listing (``show_source``'s output) or a chapter's
 code cell that scrolls, or has a line longer than its column holds, fails the test, which names the
 page, the listing and the first line too long. Code inside a fold (an exercise's solution, a long
-listing's whole source) counts as much as code in the open: its column is narrower (75 characters
-against 77 at the browser tests' window). Every column must also hold the line length that ruff
+listing's whole source) counts as much as code in the open, though its column is narrower than the
+77 characters of the page's (the fold's margins and paddings). Every column must also hold the line length that ruff
 keeps the package and the chapters to (``code/ruff.toml``, ``chapters/ruff.toml``), so that a
 change of theme or font that narrows it fails here before a listing scrolls. Printed outputs are
 measured too and reported, not failed: they show data, and a reader expects a table to scroll.
