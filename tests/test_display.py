@@ -59,7 +59,7 @@ def test_a_long_listing_folds_under_its_signature():
 def test_focus_shows_the_lines_that_matter_above_the_whole_listing():
     from attnbook.nmt.training import train
 
-    listing = show_source(train, focus=("model.train()", "stopped_early = step"))
+    listing = show_source(train, focus=("model.train()", "return log.result"))
     markdown = listing._repr_markdown_()
     shown, folded = markdown.split("<details>")
     assert "optimizer.step()" in shown and "def train(" not in shown
