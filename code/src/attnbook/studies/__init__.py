@@ -112,7 +112,9 @@ from attnbook.studies.running_example import (
 from attnbook.studies.shipped import (
     GRAMMAR_CONFIG,
     GRAMMAR_NAME,
+    SHIPPED_RUN,
     retrain_shipped_start,
+    shipped_run_record,
     train_grammar_translator,
     write_grammar_translator,
 )
@@ -128,6 +130,7 @@ __all__ = [
     "PACKAGED_UNITS",
     "PUBLISHED_BLEU",
     "RUNNING_PAIR",
+    "SHIPPED_RUN",
     "SOS_ID",
     "STUDY_TRAIN",
     "SUMMARIES",
@@ -208,6 +211,7 @@ __all__ = [
     "save_units_comparison",
     "score_against_references",
     "score_report",
+    "shipped_run_record",
     "split_by_english",
     "study_config",
     "study_models",

@@ -16,11 +16,13 @@ so that anyone can train them again.
 - :func:`retrain_shipped_start`: the first steps of the run that made the
   shipped Tatoeba translator (``python -m attnbook train --corpus
   tatoeba``), trained again on the CPU, with the same split, first weights,
-  batch order and learning rates.
+  batch order and learning rates; :func:`shipped_run_record` holds that
+  run's losses (:data:`SHIPPED_RUN`), to compare them with.
 """
 
 from __future__ import annotations
 
+import json
 import platform
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -28,7 +30,7 @@ from typing import Any
 
 import torch
 
-from attnbook.core.records import environment
+from attnbook.core.records import environment, package_file
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
@@ -120,6 +122,20 @@ def write_grammar_translator(
     }
     return export_translator(
         translator, path, name=GRAMMAR_NAME, info=info
+    )
+
+
+SHIPPED_RUN = "translator-tatoeba-run.json"
+"""The record of the run that made the shipped Tatoeba translator: its
+training loss every ``log_every`` steps and its validation losses, trained
+again from this package's code, which gave the shipped weights exactly."""
+
+
+def shipped_run_record() -> dict[str, Any]:
+    """The record :data:`SHIPPED_RUN`, as a dictionary (``train_loss`` and
+    ``val_loss`` are ``[step, loss]`` pairs)."""
+    return json.loads(
+        package_file(SHIPPED_RUN).read_text(encoding="utf-8")
     )
 
 
