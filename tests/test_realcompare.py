@@ -79,7 +79,7 @@ def test_a_comparison_survives_its_json_and_merges_with_another_seed(tiny_compar
 def test_a_file_that_is_not_a_comparison_is_refused_with_its_name(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"runs": []}', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"other\.json: not a comparison"):
+    with pytest.raises(ValueError, match=r"other\.json: not a recorded comparison"):
         realcompare.load_comparison(path)
 
 
@@ -106,6 +106,6 @@ def test_the_published_scores_cite_the_bibliography_and_the_figure_places_them()
     entries = [ScaleEntry(s.system, s.bleu_low, s.bleu_high, "published") for s in realcompare.PUBLISHED_BLEU]
     ax = bleu_scale_figure([*entries, ScaleEntry("ours", 37.0, 37.0)])
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels[0] == "OPUS-MT / Tatoeba-MT Transformer" and "ours" in labels
+    assert labels[0] == "OPUS-MT / Tatoeba-MT Transformers" and "ours" in labels
     with pytest.raises(ValueError, match="low <= high"):
         ScaleEntry("bad", 40.0, 30.0)

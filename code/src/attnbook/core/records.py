@@ -22,12 +22,12 @@ import datetime as _dt
 import json
 import os
 import platform
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import torch
 
@@ -90,6 +90,9 @@ def environment(device: torch.device, threads: int) -> Environment:
     )
 
 
+T = TypeVar("T")
+
+
 class RecordedRun(Protocol):
     """A run that can be recorded: a benchmark result, or a study of
     trained models."""
@@ -106,6 +109,26 @@ def save_result(result: RecordedRun, path: str | os.PathLike[str]) -> Path:
         json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8"
     )
     return path
+
+
+def load_result(
+    from_dict: Callable[[dict[str, Any]], T],
+    path: str | os.PathLike[str],
+    what: str,
+) -> T:
+    """Read a run written by :func:`save_result` back with its class's
+    ``from_dict``.
+
+    Raises:
+        ValueError: the file is not JSON, or not a record of this kind;
+            the message names the file and ``what`` it should hold.
+    """
+    try:
+        return from_dict(
+            json.loads(Path(path).read_text(encoding="utf-8"))
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"{path}: not {what} ({error})") from error
 
 
 def package_file(name: str) -> Traversable:

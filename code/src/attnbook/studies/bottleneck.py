@@ -32,7 +32,6 @@ attention, reversed', 128)]
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
@@ -46,6 +45,7 @@ import torch
 from attnbook.core.records import (
     Environment,
     environment,
+    load_result,
     package_path,
     save_result,
 )
@@ -357,12 +357,9 @@ def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
         ValueError: the file does not hold a study;
             the message names the file.
     """
-    try:
-        return BottleneckStudy.from_dict(
-            json.loads(Path(path).read_text(encoding="utf-8"))
-        )
-    except (ValueError, AttributeError) as error:
-        raise ValueError(f"{path}: {error}") from error
+    return load_result(
+        BottleneckStudy.from_dict, path, "a recorded bottleneck study"
+    )
 
 
 def packaged_study(name: str = PACKAGED_STUDY) -> BottleneckStudy:

@@ -33,7 +33,6 @@ run (5 epochs, a beam of 4).
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import sys
@@ -46,7 +45,12 @@ from typing import Any
 import sacrebleu
 import torch
 
-from attnbook.core.records import environment, package_path, save_result
+from attnbook.core.records import (
+    environment,
+    load_result,
+    package_path,
+    save_result,
+)
 from attnbook.core.runtime import get_device
 from attnbook.nmt.data import SentencePair, Vocab
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, learn_subwords
@@ -696,15 +700,11 @@ def load_units_comparison(path: str | os.PathLike[str]) -> UnitsComparison:
     Raises:
         ValueError: the file does not hold one; the message names the file.
     """
-    try:
-        return UnitsComparison.from_dict(
-            json.loads(Path(path).read_text(encoding="utf-8"))
-        )
-    except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(
-            f"{path}: not a recorded comparison of words and pieces "
-            f"({error})"
-        ) from error
+    return load_result(
+        UnitsComparison.from_dict,
+        path,
+        "a recorded comparison of words and pieces",
+    )
 
 
 def packaged_units_comparison(

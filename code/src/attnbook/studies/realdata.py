@@ -30,7 +30,7 @@ import random
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor
@@ -633,6 +633,50 @@ class RealDataConfig:
         check_fields(self)
 
 
+class PreparedData(NamedTuple):
+    """A corpus split by English sentence, and the vocabularies of its
+    training split (what :func:`prepare_real_data` returns)."""
+
+    split: EnglishSplit
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    longest: int
+    """The longest English sentence the model must read: ``max_src_len``,
+    or the corpus's longest if that is longer."""
+
+
+def prepare_real_data(
+    pairs: Sequence[SentencePair], data: RealDataConfig
+) -> PreparedData:
+    """Split ``pairs`` by English sentence and build both vocabularies
+    from the training split alone, as every run on real pairs does.
+
+    >>> pairs = [
+    ...     SentencePair(("hi", "."), ("salut", ".")),
+    ...     SentencePair(("go", "."), ("va", ".")),
+    ... ] * 10 + [SentencePair(("run", "."), ("cours", "."))]
+    >>> prepared = prepare_real_data(pairs, RealDataConfig(split_seed=1))
+    >>> len(prepared.split.train) + len(prepared.split.val) + len(
+    ...     prepared.split.test
+    ... ) == len(pairs)
+    True
+    """
+    split = split_by_english(
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+    )
+    src_vocab = Vocab.build(
+        (p.source for p in split.train), min_count=data.min_count
+    )
+    tgt_vocab = Vocab.build(
+        (p.target for p in split.train), min_count=data.min_count
+    )
+    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
+    return PreparedData(split, src_vocab, tgt_vocab, longest)
+
+
 def _real_training() -> TrainConfig:
     return TrainConfig(
         max_epochs=5,
@@ -759,20 +803,9 @@ def run_real_experiment(
             "the corpus has no sentence pairs: nothing to train on"
         )
     device = torch.device(device) if device is not None else get_device()
-    data = config.data
-    split = split_by_english(
-        pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
+    split, src_vocab, tgt_vocab, longest = prepare_real_data(
+        pairs, config.data
     )
-    src_vocab = Vocab.build(
-        (p.source for p in split.train), min_count=data.min_count
-    )
-    tgt_vocab = Vocab.build(
-        (p.target for p in split.train), min_count=data.min_count
-    )
-    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
     translator = build_translator(
         config, src_vocab, tgt_vocab, device=device, max_src_len=longest
     )

@@ -43,7 +43,7 @@ from attnbook.nmt.training import (
 )
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig, build_translator
-from attnbook.studies.realdata import RealConfig, split_by_english
+from attnbook.studies.realdata import RealConfig, prepare_real_data
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
 """Chapter 6's run on a CPU: the grammar's default splits and model,
@@ -160,20 +160,9 @@ def retrain_shipped_start(
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
     pairs = load_tatoeba(shipped_path()).pairs
-    data = config.data
-    split = split_by_english(
-        pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
+    split, src_vocab, tgt_vocab, longest = prepare_real_data(
+        pairs, config.data
     )
-    src_vocab = Vocab.build(
-        (p.source for p in split.train), min_count=data.min_count
-    )
-    tgt_vocab = Vocab.build(
-        (p.target for p in split.train), min_count=data.min_count
-    )
-    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
     translator = build_translator(
         config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
     )
