@@ -11,15 +11,21 @@ from attnbook.nmt.data import SentencePair
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, attention_to_words, learn_subwords
 from attnbook.studies.pieces import (
+    PiecesEvaluation,
+    PiecesHeatmap,
     UnitsComparison,
     UnitsRun,
+    chapter_units_run,
     load_units_comparison,
     merge_units_comparisons,
     packaged_units_comparison,
+    pick_heatmap,
     real_config,
+    retrain_pieces_start,
     run_pieces_experiment,
     save_units_comparison,
     score_report,
+    words_in_several_pieces,
 )
 from attnbook.studies.realdata import RealConfig, lowered_source, split_by_english
 
@@ -138,6 +144,56 @@ def test_pieces_run_scores_the_word_runs_held_out_sentences(cased):
     assert {"bleu", "bleu_single", "chrf", "bleu_signature", "bleu_lowercased"} <= set(summary)
     assert "case:lc" in summary["bleu_signature_lowercased"] and "case:mixed" in summary["bleu_signature"]
     assert summary["n_sentences_unknown"] <= summary["n_unknown"]
+    chapter = chapter_units_run(run)
+    assert chapter.train_losses == tuple(r.loss for r in run.training.history)
+    assert chapter.examples == tuple(
+        (" ".join(s), t) for s, t in zip(evaluation.sources[:3], evaluation.translations[:3], strict=True)
+    )
+    assert chapter.heatmap == pick_heatmap(evaluation)
+
+
+def test_the_heatmap_is_the_first_fitting_translation_a_correct_one_first():
+    def evaluation(translations):
+        # three sentences of 4 pieces each way, with one word in two pieces on each side, every French
+        # word's pieces reading one English word
+        source, target = ["▁I", "▁sne", "eze", "."], ["▁J'", "▁ét", "ern", "ue"]
+        weights = torch.zeros(5, 5)
+        weights[[0, 1, 2, 3], [0, 1, 1, 1]] = 1.0
+        return PiecesEvaluation(
+            cased={},
+            lowercased={},
+            sources=[("I", "sneeze.")] * 3,
+            source_pieces=[source] * 3,
+            pieces=[target] * 3,
+            translations=translations,
+            references=[["good"]] * 3,
+            weights=[weights] * 3,
+            n_sentences_unknown=0,
+            n_unknown=0,
+        )
+
+    assert pick_heatmap(evaluation(["bad", "good", "good"])).translation == "good"
+    first = pick_heatmap(evaluation(["bad", "worse", "bad"]))
+    assert first.translation == "bad" and not first.correct
+    assert first.weights[1] == (0.0, 1.0, 0.0, 0.0)  # <eos>'s column and row cut off
+    assert words_in_several_pieces(first.target_pieces) == 1
+    short = replace(evaluation(["good"] * 3), source_pieces=[["▁I", "."]] * 3)
+    assert pick_heatmap(short) is None
+
+
+def test_the_recorded_chapter_run_trains_again_to_its_losses(cased):
+    record = packaged_units_comparison()
+    run = record.chapter_run
+    assert len(run.examples) == 3 and len(run.train_losses) >= 3
+    heatmap = run.heatmap
+    assert isinstance(heatmap, PiecesHeatmap) and len(heatmap.weights) == len(heatmap.target_pieces)
+    assert all(len(row) == len(heatmap.source_pieces) and sum(row) <= 1 + 1e-6 for row in heatmap.weights)
+    again = retrain_pieces_start(record, cased, steps=10)
+    torch.testing.assert_close(
+        torch.tensor([r.loss for r in again.history]), torch.tensor(run.train_losses[:1]), rtol=1e-3, atol=0.0
+    )
+    with pytest.raises(ValueError, match="at least 1"):
+        retrain_pieces_start(record, cased, steps=0)
 
 
 def test_run_real_experiment_refuses_pieces(lowered):

@@ -29,6 +29,12 @@ one process per seed side by side, then merged::
 
 Without ``--epochs`` and ``--beam`` it compares the command line's default
 run (5 epochs, a beam of 4).
+
+The record's ``chapter_run`` is the first seed's run over pieces with what
+the chapter shows of it (:func:`chapter_units_run`: its training losses,
+three translations and the sentence of its heatmap), so the chapter need
+not train it: it trains the first steps again
+(:func:`retrain_pieces_start`) and compares their losses with the record.
 """
 
 from __future__ import annotations
@@ -278,6 +284,123 @@ def evaluate_pieces(
     )
 
 
+@dataclass(frozen=True)
+class PiecesHeatmap:
+    """One held-out translation over pieces and its attention: what the
+    real-sentences chapter draws.
+
+    Attributes:
+        source: the English sentence, as cased words.
+        source_pieces, target_pieces: the pieces read and written
+            (no ``<eos>``).
+        weights: the attention, one row per written piece and one column
+            per read piece (the columns of ``<eos>`` left out).
+        translation: the written pieces joined into text.
+        references: every French translation of the sentence.
+    """
+
+    source: tuple[str, ...]
+    source_pieces: tuple[str, ...]
+    target_pieces: tuple[str, ...]
+    weights: tuple[tuple[float, ...], ...]
+    translation: str
+    references: tuple[str, ...]
+
+    @property
+    def correct(self) -> bool:
+        """Whether the translation is one of the references."""
+        return self.translation in self.references
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> PiecesHeatmap:
+        return cls(
+            tuple(values["source"]),
+            tuple(values["source_pieces"]),
+            tuple(values["target_pieces"]),
+            tuple(tuple(row) for row in values["weights"]),
+            values["translation"],
+            tuple(values["references"]),
+        )
+
+
+def words_in_several_pieces(pieces: Sequence[str]) -> int:
+    """How many words of a sentence are spelt with more than one piece.
+
+    >>> words_in_several_pieces(["▁Tom", "▁s", "ne", "ezed", "."])
+    1
+    """
+    index = Subwords.word_index(list(pieces))
+    return sum(index.count(w) > 1 for w in set(index))
+
+
+def _pieces_agree(
+    weights: torch.Tensor,
+    source_pieces: Sequence[str],
+    target_pieces: Sequence[str],
+) -> bool:
+    # do all the pieces of each French word read most from (the pieces
+    # of) one and the same English word?
+    source_word = Subwords.word_index(list(source_pieces))
+    read = [source_word[int(j)] for j in weights.argmax(-1)]
+    target_word = Subwords.word_index(list(target_pieces))
+    return all(
+        len(
+            {
+                r
+                for r, w in zip(read, target_word, strict=True)
+                if w == word
+            }
+        )
+        == 1
+        for word in set(target_word)
+    )
+
+
+def pick_heatmap(evaluation: PiecesEvaluation) -> PiecesHeatmap | None:
+    """The held-out sentence the chapter draws: the first, in the
+    evaluation's order, of 4 to 9 English pieces and 4 to 10 French ones,
+    with a word spelt in several pieces on each side, whose every French
+    word's pieces read most from one English word; a correct translation
+    where there is one. ``None`` when no held-out translation is of that
+    kind (a model trained too briefly, say).
+    """
+
+    def cut(i: int) -> torch.Tensor:
+        weights = evaluation.weights[i]
+        assert weights is not None  # every translation keeps its weights
+        return weights[
+            : len(evaluation.pieces[i]), : len(evaluation.source_pieces[i])
+        ]
+
+    candidates = [
+        i
+        for i, (source, target) in enumerate(
+            zip(evaluation.source_pieces, evaluation.pieces, strict=True)
+        )
+        if 4 <= len(source) <= 9
+        and 4 <= len(target) <= 10
+        and words_in_several_pieces(source) >= 1
+        and words_in_several_pieces(target) >= 1
+        and _pieces_agree(cut(i), source, target)
+    ]
+    if not candidates:
+        return None
+    correct = [
+        i
+        for i in candidates
+        if evaluation.translations[i] in evaluation.references[i]
+    ]
+    i = (correct or candidates)[0]
+    return PiecesHeatmap(
+        tuple(evaluation.sources[i]),
+        tuple(evaluation.source_pieces[i]),
+        tuple(evaluation.pieces[i]),
+        tuple(tuple(float(w) for w in row) for row in cut(i).tolist()),
+        evaluation.translations[i],
+        tuple(evaluation.references[i]),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class PiecesExperiment:
     """Everything :func:`run_pieces_experiment` built and measured."""
@@ -306,6 +429,70 @@ class PiecesExperiment:
             "src_vocab": len(self.translator.src_vocab),
             "tgt_vocab": len(self.translator.tgt_vocab),
         }
+
+
+def _prepare_pieces(
+    pairs: Sequence[SentencePair],
+    config: RealConfig,
+    units: tuple[Subwords, Subwords] | None,
+    device: torch.device,
+) -> tuple[
+    EnglishSplit,
+    Subwords,
+    Subwords,
+    list[SentencePair],
+    list[SentencePair],
+    Translator,
+]:
+    """The split, the pieces (learnt here unless given), the training and
+    validation pairs as pieces, and the untrained model of a pieces run."""
+    data = config.data
+    split = split_by_english(
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+        key=lowered_source,
+    )
+    if units is None:
+        source_units = learn_subwords(
+            (p.source for p in split.train), data.subwords
+        )
+        target_units = learn_subwords(
+            (p.target for p in split.train), data.subwords
+        )
+    else:
+        source_units, target_units = units
+        if (len(source_units), len(target_units)) != (
+            data.subwords,
+            data.subwords,
+        ):
+            raise ValueError(
+                f"units has {len(source_units)} and {len(target_units)} "
+                "pieces; config.data.subwords "
+                f"asks for {data.subwords}"
+            )
+    train_pairs = piece_pairs(split.train, source_units, target_units)
+    val_pairs = piece_pairs(split.val, source_units, target_units)
+    src_vocab, tgt_vocab = (
+        Vocab(source_units.pieces),
+        Vocab(target_units.pieces),
+    )  # <unk> is a special
+    longest = max(
+        data.max_src_len,
+        *(len(source_units.encode(p.source)) for p in pairs),
+    )
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
+    )
+    return (
+        split,
+        source_units,
+        target_units,
+        train_pairs,
+        val_pairs,
+        translator,
+    )
 
 
 def run_pieces_experiment(
@@ -347,44 +534,14 @@ def run_pieces_experiment(
             "the corpus has no sentence pairs: nothing to train on"
         )
     device = torch.device(device) if device is not None else get_device()
-    split = split_by_english(
-        pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
-        key=lowered_source,
-    )
-    if units is None:
-        source_units = learn_subwords(
-            (p.source for p in split.train), data.subwords
-        )
-        target_units = learn_subwords(
-            (p.target for p in split.train), data.subwords
-        )
-    else:
-        source_units, target_units = units
-        if (len(source_units), len(target_units)) != (
-            data.subwords,
-            data.subwords,
-        ):
-            raise ValueError(
-                f"units has {len(source_units)} and {len(target_units)} "
-                "pieces; config.data.subwords "
-                f"asks for {data.subwords}"
-            )
-    train_pairs = piece_pairs(split.train, source_units, target_units)
-    val_pairs = piece_pairs(split.val, source_units, target_units)
-    src_vocab, tgt_vocab = (
-        Vocab(source_units.pieces),
-        Vocab(target_units.pieces),
-    )  # <unk> is a special
-    longest = max(
-        data.max_src_len,
-        *(len(source_units.encode(p.source)) for p in pairs),
-    )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
-    )
+    (
+        split,
+        source_units,
+        target_units,
+        train_pairs,
+        val_pairs,
+        translator,
+    ) = _prepare_pieces(pairs, config, units, device)
     training = train(
         translator, train_pairs, val_pairs, config.train, progress=progress
     )
@@ -449,8 +606,14 @@ class UnitsRun:
             and ``*_lowercased``, for pieces) and the unknown-word counts.
         train_seconds, train_steps: the training loop's wall-clock time and
             optimiser steps.
-        val_steps, val_losses: the validation losses during training (what
-            a re-check compares).
+        val_steps, val_losses: the validation losses during training.
+        train_losses: the chapter's run only: the training loss every
+            ``log_every`` steps (what :func:`retrain_pieces_start`
+            checks).
+        examples: the chapter's run only: the first held-out sentences
+            and their translations.
+        heatmap: the chapter's run only: the translation the chapter
+            draws (:func:`pick_heatmap`).
     """
 
     units: str
@@ -460,6 +623,9 @@ class UnitsRun:
     train_steps: int
     val_steps: tuple[int, ...]
     val_losses: tuple[float, ...]
+    train_losses: tuple[float, ...] = ()
+    examples: tuple[tuple[str, str], ...] = ()
+    heatmap: PiecesHeatmap | None = None
 
 
 @dataclass(frozen=True)
@@ -488,11 +654,19 @@ class UnitsComparison:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> UnitsComparison:
         def run(r: dict[str, Any]) -> UnitsRun:
+            heatmap = r.get("heatmap")
             return UnitsRun(
                 **{
                     **r,
                     "val_steps": tuple(r["val_steps"]),
                     "val_losses": tuple(r["val_losses"]),
+                    "train_losses": tuple(r.get("train_losses", ())),
+                    "examples": tuple(
+                        (e[0], e[1]) for e in r.get("examples", ())
+                    ),
+                    "heatmap": None
+                    if heatmap is None
+                    else PiecesHeatmap.from_dict(heatmap),
                 }
             )
 
@@ -531,6 +705,80 @@ def _units_run(
         train_steps=training.steps,
         val_steps=tuple(r.step for r in training.val_history),
         val_losses=tuple(r.loss for r in training.val_history),
+    )
+
+
+def chapter_units_run(experiment: PiecesExperiment) -> UnitsRun:
+    """The record of the chapter's pieces run: its scores and losses, as
+    every run's, and what the chapter shows of it (its training losses,
+    three translations and the heatmap's sentence)."""
+    evaluation = experiment.evaluation
+    return replace(
+        _units_run(
+            "pieces",
+            experiment.config.train.seed,
+            evaluation.to_dict(),
+            experiment.training,
+        ),
+        train_losses=tuple(r.loss for r in experiment.training.history),
+        examples=tuple(
+            (" ".join(source), translation)
+            for source, translation in zip(
+                evaluation.sources[:3],
+                evaluation.translations[:3],
+                strict=True,
+            )
+        ),
+        heatmap=pick_heatmap(evaluation),
+    )
+
+
+def retrain_pieces_start(
+    comparison: UnitsComparison,
+    pairs: Sequence[SentencePair],
+    units: tuple[Subwords, Subwords] | None = None,
+    steps: int = 30,
+) -> TrainResult:
+    """Train the chapter's recorded pieces run again from its seed, for
+    its first ``steps``, on the CPU.
+
+    The split, the pieces, the first weights, the batch order and the
+    learning-rate schedule (planned over the whole run) are the record's,
+    so the training losses logged in those steps should match the
+    chapter run's ``train_losses`` (up to another CPU's rounding).
+
+    Args:
+        comparison: the record; its ``chapter_run`` is trained again.
+        pairs: the record's corpus, cased.
+        units: the English and French pieces, already learnt from the
+            training split (``None``: learn them here).
+        steps: how many optimiser steps to take.
+
+    Raises:
+        ValueError: the record has no chapter run, or ``steps`` is below 1.
+    """
+    run = comparison.chapter_run
+    if run is None:
+        raise ValueError("the record holds no chapter run to train again")
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, got {steps}")
+    config = chapter_pieces_config(
+        real_config(
+            comparison.config["data"]["subwords"],
+            run.seed,
+            units_config(comparison),
+        )
+    )
+    *_, train_pairs, val_pairs, translator = _prepare_pieces(
+        pairs, config, units, torch.device("cpu")
+    )
+    return train(
+        translator,
+        train_pairs,
+        val_pairs,
+        config.train,
+        progress=False,
+        stop_after=steps,
     )
 
 
@@ -577,12 +825,7 @@ def compare_units(
         chapter = run_pieces_experiment(
             cased_pairs, chapter_config, device=device, progress=progress
         )
-        chapter_run = _units_run(
-            "pieces",
-            seeds[0],
-            chapter.evaluation.to_dict(),
-            chapter.training,
-        )
+        chapter_run = chapter_units_run(chapter)
     runs = []
     for seed in seeds:
         words = run_real_experiment(
@@ -608,8 +851,8 @@ def compare_units(
                 pieces.training,
             )
         )
-        if chapter_run is None:
-            chapter_run = runs[-1]
+        if chapter_run is None:  # the first seed's run is the chapter's
+            chapter_run = chapter_units_run(pieces)
     config = {
         "data": asdict(replace(base.data, subwords=subwords)),
         "model": asdict(base.model),
