@@ -22,3 +22,27 @@ def test_the_record_is_the_whole_run_that_gave_the_shipped_weights():
     steps = [step for step, _ in record["train_loss"]]
     assert steps == list(range(10, record["train_steps"] + 1, 10))
     assert record["reproduces_shipped_file"]["max_weight_difference"] == 0
+
+
+def test_chapter_6s_shipped_baseline_is_the_grammar_baseline_and_trains_again_to_its_record():
+    from attnbook.nmt.data import Vocab
+    from attnbook.nmt.training import TrainResult
+    from attnbook.studies import (
+        GRAMMAR_CONFIG,
+        grammar_baseline_config,
+        packaged_grammar_baseline,
+        train_grammar_translator,
+    )
+
+    translator, result, where = packaged_grammar_baseline("cpu")
+    config = grammar_baseline_config()
+    assert config.model.attention == "none" and config.train == GRAMMAR_CONFIG.train
+    assert not translator.model.decoder.uses_attention
+    splits = config.data.splits()
+    assert translator.src_vocab.tokens == Vocab.build(p.source for p in splits.train).tokens
+    assert TrainResult.from_dict(result.to_dict()) == result
+    assert where["threads"] == 1 and result.steps <= 4 * 157 and len(result.val_history) >= 10
+    _, again = train_grammar_translator(config, stop_after=20)
+    assert [r.step for r in again.history] == [10, 20]
+    for new, old in zip(again.history, result.history, strict=False):
+        assert new.loss == pytest.approx(old.loss, rel=1e-4)

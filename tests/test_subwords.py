@@ -274,4 +274,6 @@ def test_cli_train_subwords_refuses_save_and_the_toy_grammar(capsys):
     assert main(["train", "--subwords", "300"]) == 2
     assert "--subwords has no effect on a run on the toy grammar" in capsys.readouterr().err
     assert main(["train", "--corpus", "tatoeba", "--subwords", "300", "--save", "x.pt"]) == 2
-    assert "--save keeps word-level models only" in capsys.readouterr().err
+    assert "--save and --record keep word-level runs only" in capsys.readouterr().err
+    assert main(["train", "--corpus", "tatoeba", "--subwords", "300", "--record", "x.json"]) == 2
+    assert "--save and --record keep word-level runs only" in capsys.readouterr().err

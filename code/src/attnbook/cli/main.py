@@ -300,7 +300,9 @@ def run_bench_command(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the process's arguments) and run the
     chosen command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # what a record says made it
     # every command takes --device; resolve it once, so a missing GPU is
     # one clear error
     try:

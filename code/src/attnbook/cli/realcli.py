@@ -79,6 +79,7 @@ from attnbook.studies.realdata import (
     replace_unknown,
     run_real_experiment,
 )
+from attnbook.studies.recorded import record_run, save_recorded_run
 
 CORPORA = {"tatoeba": shipped_path}
 """The corpora ``--corpus`` names: each maps to a function returning the
@@ -226,6 +227,13 @@ def add_corpus_options(train: argparse.ArgumentParser) -> None:
         "(default: 5 epochs, 605 steps on the shipped pairs, the learning "
         "rate falling to zero)",
     )
+    train.add_argument(
+        "--record",
+        metavar="PATH",
+        default=None,
+        help="with --corpus/--corpus-file: write the run's record there "
+        "(its configuration, losses and held-out translations, as JSON)",
+    )
 
 
 def wants_corpus(args: argparse.Namespace) -> bool:
@@ -306,10 +314,10 @@ def run_train_corpus(args: argparse.Namespace) -> int:
             torch.set_num_threads(args.threads)
         config = real_config_from_args(args, len(corpus.pairs))
         if config.data.subwords:
-            if args.save:
+            if args.save or args.record:
                 raise InputError(
-                    "--save keeps word-level models only; leave it out "
-                    "with --subwords"
+                    "--save and --record keep word-level runs only; leave "
+                    "them out with --subwords"
                 )
             cased = read_corpus(path, cased=True)
             pieces = run_pieces_experiment(
@@ -334,6 +342,10 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     summary["corpus"] = args.corpus or str(path)
     if args.save:
         experiment.translator.save(args.save)
+    if args.record:
+        save_recorded_run(
+            record_run(experiment, _command_line(args)), args.record
+        )
     print(
         f"attention {summary['attention']} on {summary['device']}: "
         f"{summary['n_train']} training pairs, "
@@ -368,6 +380,8 @@ def run_train_corpus(args: argparse.Namespace) -> int:
     )
     if args.save:
         print(f"saved to {args.save}")
+    if args.record:
+        print(f"recorded in {args.record}")
     if args.json:
         print(json.dumps(summary))
     return 0
@@ -485,7 +499,7 @@ def run_subwords_command(args: argparse.Namespace) -> int:
         if args.merge:
             parts = [load_units_comparison(path) for path in args.merge]
             comparison = merge_units_comparisons(
-                parts, _command_line([p.command for p in parts])
+                parts, _command_line(args, [p.command for p in parts])
             )
         else:
             words = read_corpus(shipped_path())
@@ -499,7 +513,7 @@ def run_subwords_command(args: argparse.Namespace) -> int:
                 device=args.device,
                 progress=args.progress,
             )
-            comparison = replace(comparison, command=_command_line())
+            comparison = replace(comparison, command=_command_line(args))
     except (InputError, ValueError, OSError) as error:
         return _fail(error)
     print(format_units_comparison(comparison))
@@ -510,11 +524,15 @@ def run_subwords_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _command_line(commands: Sequence[str] = ()) -> str:
-    """The command lines that made a record, ``;``-separated, with the
-    folders of the JSON files left out (they name the machine it ran on,
-    not how to run it)."""
-    lines = [*commands, " ".join(["python -m attnbook", *sys.argv[1:]])]
+def _command_line(
+    args: argparse.Namespace, commands: Sequence[str] = ()
+) -> str:
+    """The command lines that made a record, ``;``-separated: ``commands``,
+    then this one (``args.argv``, what :func:`~attnbook.cli.main.main`
+    parsed), with the folders of the JSON files left out (they name the
+    machine it ran on, not how to run it)."""
+    this = getattr(args, "argv", sys.argv[1:])
+    lines = [*commands, " ".join(["python -m attnbook", *this])]
     return re.sub(r"\S*/([^/\s]+\.json)", r"\1", " ; ".join(lines))
 
 

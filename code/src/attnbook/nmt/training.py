@@ -198,6 +198,21 @@ class TrainResult:
         """The result as plain values, for JSON."""
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> TrainResult:
+        """A result read back from :meth:`to_dict`'s values."""
+        return cls(
+            history=tuple(LossRecord(**r) for r in values["history"]),
+            val_history=tuple(
+                LossRecord(**r) for r in values["val_history"]
+            ),
+            best_step=values["best_step"],
+            steps=values["steps"],
+            seconds=values["seconds"],
+            stopped_early=values["stopped_early"],
+            lr_drop_steps=tuple(values.get("lr_drop_steps", ())),
+        )
+
 
 @torch.no_grad()
 def validation_loss(

@@ -46,7 +46,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import sacrebleu
 import torch
@@ -431,19 +431,21 @@ class PiecesExperiment:
         }
 
 
+class _PreparedPieces(NamedTuple):
+    split: EnglishSplit
+    source_units: Subwords
+    target_units: Subwords
+    train_pairs: list[SentencePair]
+    val_pairs: list[SentencePair]
+    translator: Translator
+
+
 def _prepare_pieces(
     pairs: Sequence[SentencePair],
     config: RealConfig,
     units: tuple[Subwords, Subwords] | None,
     device: torch.device,
-) -> tuple[
-    EnglishSplit,
-    Subwords,
-    Subwords,
-    list[SentencePair],
-    list[SentencePair],
-    Translator,
-]:
+) -> _PreparedPieces:
     """The split, the pieces (learnt here unless given), the training and
     validation pairs as pieces, and the untrained model of a pieces run."""
     data = config.data
@@ -485,7 +487,7 @@ def _prepare_pieces(
     translator = build_translator(
         config, src_vocab, tgt_vocab, device=device, max_src_len=longest
     )
-    return (
+    return _PreparedPieces(
         split,
         source_units,
         target_units,
@@ -534,30 +536,27 @@ def run_pieces_experiment(
             "the corpus has no sentence pairs: nothing to train on"
         )
     device = torch.device(device) if device is not None else get_device()
-    (
-        split,
-        source_units,
-        target_units,
-        train_pairs,
-        val_pairs,
-        translator,
-    ) = _prepare_pieces(pairs, config, units, device)
+    prepared = _prepare_pieces(pairs, config, units, device)
     training = train(
-        translator, train_pairs, val_pairs, config.train, progress=progress
+        prepared.translator,
+        prepared.train_pairs,
+        prepared.val_pairs,
+        config.train,
+        progress=progress,
     )
     evaluation = evaluate_pieces(
-        translator,
-        split.test,
-        source_units,
-        target_units,
+        prepared.translator,
+        prepared.split.test,
+        prepared.source_units,
+        prepared.target_units,
         beam_size=config.beam_size,
     )
     return PiecesExperiment(
         config,
-        split,
-        source_units,
-        target_units,
-        translator,
+        prepared.split,
+        prepared.source_units,
+        prepared.target_units,
+        prepared.translator,
         training,
         evaluation,
         device,
@@ -769,13 +768,11 @@ def retrain_pieces_start(
             units_config(comparison),
         )
     )
-    *_, train_pairs, val_pairs, translator = _prepare_pieces(
-        pairs, config, units, torch.device("cpu")
-    )
+    prepared = _prepare_pieces(pairs, config, units, torch.device("cpu"))
     return train(
-        translator,
-        train_pairs,
-        val_pairs,
+        prepared.translator,
+        prepared.train_pairs,
+        prepared.val_pairs,
         config.train,
         progress=False,
         stop_after=steps,

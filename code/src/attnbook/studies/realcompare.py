@@ -64,6 +64,7 @@ from attnbook.studies.realdata import (
     RealConfig,
     evaluate_real,
     prepare_real_data,
+    train_real_start,
 )
 
 PACKAGED_COMPARISON = "realcompare_cpu.json"
@@ -599,20 +600,7 @@ def retrain_comparison_start(
     """
     base = comparison_config(comparison)
     config = comparison_model_config(base, run.model, run.seed)
-    split, src_vocab, tgt_vocab, longest = prepare_real_data(
-        pairs, base.data
-    )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
-    )
-    return train(
-        translator,
-        split.train,
-        split.val,
-        config.train,
-        progress=False,
-        stop_after=steps,
-    )
+    return train_real_start(pairs, config, steps)
 
 
 def _mean_sd(values: Sequence[float]) -> tuple[float, float]:

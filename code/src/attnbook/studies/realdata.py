@@ -765,6 +765,34 @@ class RealExperiment:
         }
 
 
+def train_real_start(
+    pairs: Sequence[SentencePair], config: RealConfig, steps: int
+) -> TrainResult:
+    """The first ``steps`` optimiser steps of the run ``config`` on
+    ``pairs``, on the CPU.
+
+    The split, the vocabularies, the first weights, the batch order and
+    the learning-rate schedule (planned over the whole run) are the whole
+    run's, so the training losses logged in those steps are the ones the
+    whole run logged (up to another CPU's rounding): what a page compares
+    with a recorded run.
+    """
+    split, src_vocab, tgt_vocab, longest = prepare_real_data(
+        pairs, config.data
+    )
+    translator = build_translator(
+        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
+    )
+    return train(
+        translator,
+        split.train,
+        split.val,
+        config.train,
+        progress=False,
+        stop_after=steps,
+    )
+
+
 def run_real_experiment(
     pairs: Sequence[SentencePair],
     config: RealConfig | None = None,

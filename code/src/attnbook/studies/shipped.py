@@ -13,6 +13,13 @@ so that anyone can train them again.
       python -c "from attnbook.studies import write_grammar_translator as w
       w('translator-grammar.js')"
 
+- :func:`write_grammar_baseline`: chapter 6's baseline without attention,
+  trained as the chapter trains it on a CPU, written as a checkpoint with
+  its run's record. A CPU cannot afford to train both models within the
+  chapter's time, so the chapter trains the attention model and loads this
+  baseline (:func:`packaged_grammar_baseline`), after training its first
+  steps again (``train_grammar_translator(grammar_baseline_config(),
+  stop_after=...)``) and comparing their losses with the record.
 - :func:`retrain_shipped_start`: the first steps of the run that made the
   shipped Tatoeba translator (``python -m attnbook train --corpus
   tatoeba``), trained again on the CPU, with the same split, first weights,
@@ -30,7 +37,7 @@ from typing import Any
 
 import torch
 
-from attnbook.core.records import environment, package_file
+from attnbook.core.records import environment, package_file, package_path
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
@@ -55,12 +62,19 @@ GRAMMAR_NAME = "Toy grammar English-French (Bahdanau attention)"
 
 def train_grammar_translator(
     config: ExperimentConfig = GRAMMAR_CONFIG,
+    stop_after: int | None = None,
 ) -> tuple[Translator, TrainResult]:
     """Train chapter 6's attention model as the chapter does on a CPU:
     same splits, seed and steps.
 
     Training runs on one thread (as in the chapter), which is
     restored afterwards.
+
+    Args:
+        config: the run (the baseline's is
+            :func:`grammar_baseline_config`).
+        stop_after: stop after this many optimiser steps (``None``: the
+            whole run).
 
     Returns:
         The trained translator (on the CPU) and what
@@ -81,10 +95,86 @@ def train_grammar_translator(
             splits.val,
             config.train,
             progress=False,
+            stop_after=stop_after,
         )
     finally:
         torch.set_num_threads(threads)
     return translator, result
+
+
+GRAMMAR_BASELINE = "grammar-baseline.pt"
+"""Chapter 6's baseline without attention, trained as the chapter trains
+it beside the attention model on a CPU (:func:`grammar_baseline_config`):
+its checkpoint (:meth:`~attnbook.nmt.translator.Translator.save`)."""
+
+GRAMMAR_BASELINE_RUN = "grammar-baseline.json"
+"""How the shipped baseline trained: its
+:class:`~attnbook.nmt.training.TrainResult` and where it ran."""
+
+
+def grammar_baseline_config(
+    config: ExperimentConfig = GRAMMAR_CONFIG,
+) -> ExperimentConfig:
+    """``config`` with the decoder that has no attention: chapter 6's
+    baseline."""
+    return replace(config, model=replace(config.model, attention="none"))
+
+
+def write_grammar_baseline(folder: str | Path) -> tuple[Path, Path]:
+    """Train chapter 6's baseline (:func:`grammar_baseline_config`, one
+    thread) and write its checkpoint and its run's record into ``folder``,
+    named :data:`GRAMMAR_BASELINE` and :data:`GRAMMAR_BASELINE_RUN`.
+
+    The files the package ships were written by::
+
+        python -c "from attnbook.studies import write_grammar_baseline as w
+        w('code/src/attnbook/data')"
+
+    Returns:
+        The two paths written.
+    """
+    translator, result = train_grammar_translator(
+        grammar_baseline_config()
+    )
+    folder = Path(folder)
+    weights = translator.save(folder / GRAMMAR_BASELINE)
+    record = folder / GRAMMAR_BASELINE_RUN
+    record.write_text(
+        json.dumps(
+            {
+                "trained_by": "attnbook.studies.write_grammar_baseline",
+                "environment": asdict(
+                    environment(torch.device("cpu"), threads=1)
+                ),
+                "train": result.to_dict(),
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    return weights, record
+
+
+def packaged_grammar_baseline(
+    device: torch.device | str | None = None,
+) -> tuple[Translator, TrainResult, dict[str, Any]]:
+    """The baseline the package ships: the translator (on ``device``),
+    what its training measured, and where it ran (the
+    :class:`~attnbook.core.records.Environment`'s fields).
+
+    Its vocabularies are those of the grammar's default training
+    split."""
+    with package_path(GRAMMAR_BASELINE) as path:
+        translator = Translator.load(path, device=device)
+    record = json.loads(
+        package_file(GRAMMAR_BASELINE_RUN).read_text(encoding="utf-8")
+    )
+    return (
+        translator,
+        TrainResult.from_dict(record["train"]),
+        record["environment"],
+    )
 
 
 def write_grammar_translator(
