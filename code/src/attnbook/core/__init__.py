@@ -16,12 +16,14 @@ from attnbook.core.records import (
     RecordedRun,
     environment,
     load_average,
+    load_result,
     package_file,
     package_path,
     save_result,
 )
 from attnbook.core.runtime import (
     get_device,
+    one_thread,
     set_seed,
 )
 from attnbook.core.shapes import (
@@ -39,6 +41,8 @@ __all__ = [
     "environment",
     "get_device",
     "load_average",
+    "load_result",
+    "one_thread",
     "package_file",
     "package_path",
     "row_distance",

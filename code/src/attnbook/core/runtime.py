@@ -1,9 +1,11 @@
 """Where code runs and how it is made repeatable:
-one device helper, one seed helper."""
+one device helper, one seed helper, one thread helper."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -92,3 +94,28 @@ def set_seed(seed: int) -> torch.Generator:
     np.random.seed(seed % 2**32)  # noqa: NPY002
     torch.manual_seed(seed)  # also seeds every CUDA device
     return torch.Generator().manual_seed(seed)
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch's CPU operations on one thread inside the ``with`` block,
+    then restore the thread count that was set.
+
+    The book's small models gain nothing from a second thread, and on a
+    busy machine each of their many small operations would wait for a
+    thread the system has put aside; one thread also makes their sums, and
+    so their results, the same whatever the machine's core count.
+
+    >>> before = torch.get_num_threads()
+    >>> with one_thread():
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

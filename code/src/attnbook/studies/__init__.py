@@ -112,7 +112,7 @@ from attnbook.studies.realdata import (
 )
 from attnbook.studies.recorded import (
     PACKAGED_BASELINE,
-    RecordedRun,
+    RecordedTranslations,
     load_recorded_run,
     packaged_recorded_run,
     record_run,
@@ -184,7 +184,7 @@ __all__ = [
     "RealDataConfig",
     "RealEvaluation",
     "RealExperiment",
-    "RecordedRun",
+    "RecordedTranslations",
     "RunConfig",
     "RunningExample",
     "RunningExampleConfig",

@@ -42,7 +42,7 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.core.progress import tqdm
-from attnbook.core.runtime import get_device, set_seed
+from attnbook.core.runtime import get_device, one_thread, set_seed
 from attnbook.layers.attention import LuongAttention
 
 SUMMARIES = ("final", "mean", "attention")
@@ -459,6 +459,9 @@ def capacity_sweep(
         **settings: passed on to :func:`train_and_score` (``hidden_dim``,
             ``steps``, ``task``, ...).
 
+    Every model trains on one CPU thread
+    (:func:`~attnbook.core.runtime.one_thread`).
+
     Returns:
         One :class:`CapacityResult` per (seed, length, summary),
         in that order.
@@ -471,12 +474,13 @@ def capacity_sweep(
     ]
     if progress:
         runs = tqdm(runs, desc="capacity")
-    return [
-        train_and_score(  # type: ignore[arg-type]
-            summary,
-            length,
-            seed=seed,
-            **settings,
-        )
-        for seed, length, summary in runs
-    ]
+    with one_thread():  # small models: see one_thread
+        return [
+            train_and_score(  # type: ignore[arg-type]
+                summary,
+                length,
+                seed=seed,
+                **settings,
+            )
+            for seed, length, summary in runs
+        ]

@@ -52,7 +52,7 @@ baseline without attention (the real-sentences chapter's settings)."""
 
 
 @dataclass(frozen=True)
-class RecordedRun:
+class RecordedTranslations:
     """One run on real pairs: how it was made, how it trained and what it
     wrote for each held-out English sentence.
 
@@ -86,7 +86,7 @@ class RecordedRun:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> RecordedRun:
+    def from_dict(cls, values: dict[str, Any]) -> RecordedTranslations:
         return cls(
             values["command"],
             values["environment"],
@@ -101,12 +101,14 @@ class RecordedRun:
         )
 
 
-def record_run(experiment: RealExperiment, command: str) -> RecordedRun:
+def record_run(
+    experiment: RealExperiment, command: str
+) -> RecordedTranslations:
     """The record of a finished run (:func:`run_real_experiment`'s
     result), made by ``command``."""
     config = experiment.config
     training = experiment.training
-    return RecordedRun(
+    return RecordedTranslations(
         command=command,
         environment=asdict(
             environment(experiment.device, torch.get_num_threads())
@@ -131,7 +133,7 @@ def record_run(experiment: RealExperiment, command: str) -> RecordedRun:
     )
 
 
-def recorded_config(record: RecordedRun) -> RealConfig:
+def recorded_config(record: RecordedTranslations) -> RealConfig:
     """The :class:`~attnbook.studies.realdata.RealConfig` the record was
     trained with."""
     values = record.config
@@ -146,7 +148,9 @@ def recorded_config(record: RecordedRun) -> RealConfig:
 
 
 def retrain_recorded_start(
-    record: RecordedRun, pairs: Sequence[SentencePair], steps: int = 20
+    record: RecordedTranslations,
+    pairs: Sequence[SentencePair],
+    steps: int = 20,
 ) -> TrainResult:
     """Train the recorded run's model again from its seed, for its first
     ``steps``, on the CPU.
@@ -165,25 +169,31 @@ def retrain_recorded_start(
 
 
 def save_recorded_run(
-    record: RecordedRun, path: str | os.PathLike[str]
+    record: RecordedTranslations, path: str | os.PathLike[str]
 ) -> Path:
     """Write a record as indented JSON (creating the folder);
     return the path."""
     return save_result(record, path)
 
 
-def load_recorded_run(path: str | os.PathLike[str]) -> RecordedRun:
+def load_recorded_run(
+    path: str | os.PathLike[str],
+) -> RecordedTranslations:
     """Read a record written by :func:`save_recorded_run`.
 
     Raises:
         ValueError: the file does not hold one; the message names the file.
     """
     return load_result(
-        RecordedRun.from_dict, path, "a recorded run with its translations"
+        RecordedTranslations.from_dict,
+        path,
+        "a recorded run with its translations",
     )
 
 
-def packaged_recorded_run(name: str = PACKAGED_BASELINE) -> RecordedRun:
+def packaged_recorded_run(
+    name: str = PACKAGED_BASELINE,
+) -> RecordedTranslations:
     """A record shipped in the package (by default the baseline without
     attention; see the module's docstring for how it was made)."""
     with package_path(name) as path:

@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
 
 from attnbook.core.config import check_fields
-from attnbook.core.runtime import set_seed
+from attnbook.core.runtime import one_thread, set_seed
 from attnbook.layers.attention import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
 from attnbook.nmt.grammar import generate_pairs, make_splits
@@ -190,18 +188,6 @@ class RunningExample:
         return self.translator.model.decoder.attention
 
 
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Run torch's CPU operations on one thread, then restore the thread
-    count that was set."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def _splits(
     config: RunningExampleConfig,
 ) -> tuple[list[SentencePair], list[SentencePair]]:
@@ -270,7 +256,7 @@ def _trained(
     )
     start = time.process_time()
     with (
-        _one_thread(),
+        one_thread(),
         torch.enable_grad(),
     ):  # a caller's no_grad() must not stop training
         set_seed(config.seed)
@@ -348,7 +334,7 @@ def running_example(
     config = config or RunningExampleConfig()
     translator, result, cpu_seconds, in_training = _trained(config)
     model = translator.model
-    with evaluating(model), _one_thread(), torch.no_grad():
+    with evaluating(model), one_thread(), torch.no_grad():
         batch = translator.batch([RUNNING_PAIR])
         memory: EncoderMemory = model.encode(batch.src, batch.src_mask)
         state = model.decoder.init_state(memory)  # s_0

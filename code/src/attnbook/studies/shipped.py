@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from attnbook.core.records import environment, package_file, package_path
+from attnbook.core.runtime import one_thread
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
@@ -86,9 +87,7 @@ def train_grammar_translator(
     translator = build_translator(
         config, src_vocab, tgt_vocab, device="cpu"
     )
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         result = train(
             translator,
             splits.train,
@@ -97,8 +96,6 @@ def train_grammar_translator(
             progress=False,
             stop_after=stop_after,
         )
-    finally:
-        torch.set_num_threads(threads)
     return translator, result
 
 
