@@ -78,9 +78,10 @@ GPU_PYTHON ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 gpu-check:
 	$(GPU_PYTHON) tools/gpu_check.py
 
-# Every chapter under nbval while a busy process runs on every core: one round with one thread and a
-# memory-bandwidth hog beside them, one with OMP_NUM_THREADS unset (every core, other float summation
-# orders). Bounded in time; its neighbours stop by themselves, also when the run is interrupted.
+# Every chapter under nbval away from a quiet machine: one round with one thread beside a busy process on
+# every core and a memory-bandwidth hog, one with OMP_NUM_THREADS unset (every core, other float summation
+# orders; no neighbours, see tools/stress.py). Bounded in time; its neighbours stop by themselves, also
+# when the run is interrupted.
 # STRESS_ARGS passes options, e.g. STRESS_ARGS="--rounds busy 03_luong" (python tools/stress.py --help).
 STRESS_ARGS ?=
 stress:

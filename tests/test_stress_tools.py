@@ -53,6 +53,8 @@ def test_stress_rounds_cover_a_memory_hog_and_every_thread():
     threads = stress.chapter_environment(stress.ROUNDS["threads"])
     assert "OMP_NUM_THREADS" not in threads and "MKL_NUM_THREADS" not in threads
     assert stress.chapter_environment(stress.ROUNDS["memory"])["OMP_NUM_THREADS"] == "1"
+    # load in the one-thread rounds; every thread on a machine left to the chapter
+    assert stress.ROUNDS["memory"].cpu_hogs and not stress.ROUNDS["threads"].cpu_hogs
 
 
 @pytest.mark.parametrize("chapter", colab_check.CHAPTERS, ids=lambda path: path.stem)

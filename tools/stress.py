@@ -12,8 +12,12 @@ kernel from its own temporary folder, and prints a table of each chapter's time 
   (``OMP_NUM_THREADS=1``, as ``make test`` runs them);
 - ``memory``: the same, plus a process that copies a 256 MiB array back and forth, so that the chapters
   compete for memory bandwidth and caches as well as for the cores;
-- ``threads``: a busy process on every core, and ``OMP_NUM_THREADS`` unset, so that torch uses every core
-  and its sums run in another order: a threshold over a trained model must hold with any thread count.
+- ``threads``: ``OMP_NUM_THREADS`` unset, so that torch uses every core, as on a reader's machine, and its
+  sums run in another order: a threshold over a trained model must hold with any thread count. This round
+  has no busy neighbours: with a busy process on every core, each of torch's parallel regions waits for a
+  thread the system has put aside, so the many small operations of the book's models slow down a
+  thousandfold (chapter 1, with every thread beside two busy processes, had not finished in 20 minutes what
+  it finishes in 2 with one thread); that is a setting no reader runs, and the busy rounds measure load.
 
 The neighbours stop by themselves: each ends when its round ends, when the time allowed to the whole run
 (``--minutes``) is over, or when this script is gone (each checks every tenth of a second that its parent
@@ -67,22 +71,24 @@ while True:
 @dataclass(frozen=True)
 class Round:
     name: str
+    cpu_hogs: bool
     memory_hog: bool
     all_threads: bool
     what: str
 
 
 ROUNDS = {
-    "busy": Round("busy", False, False, "a busy process on every core, one thread"),
-    "memory": Round("memory", True, False, "a busy process on every core and a memory hog, one thread"),
-    "threads": Round("threads", False, True, "a busy process on every core, OMP_NUM_THREADS unset"),
+    "busy": Round("busy", True, False, False, "a busy process on every core, one thread"),
+    "memory": Round("memory", True, True, False, "a busy process on every core and a memory hog, one thread"),
+    "threads": Round("threads", False, False, True, "OMP_NUM_THREADS unset, no neighbours"),
 }
 
 
 def start_neighbours(round_: Round, deadline: float) -> list[subprocess.Popen]:
-    """One busy process per core, and the memory hog if the round has one; each ends at ``deadline``."""
+    """One busy process per core and the memory hog, those the round has; each ends at ``deadline``."""
     argv = [str(os.getpid()), repr(deadline)]
-    hogs = [CPU_HOG] * (os.cpu_count() or 1) + ([MEMORY_HOG] if round_.memory_hog else [])
+    cpu_hogs = [CPU_HOG] * (os.cpu_count() or 1) if round_.cpu_hogs else []
+    hogs = cpu_hogs + ([MEMORY_HOG] if round_.memory_hog else [])
     return [
         subprocess.Popen(
             [sys.executable, "-c", code, *argv], stdout=subprocess.DEVNULL, start_new_session=True
