@@ -66,6 +66,7 @@ def test_a_comparison_survives_its_json_and_merges_with_another_seed(tiny_compar
     path = realcompare.save_comparison(tiny_comparison, tmp_path / "c.json")
     again = realcompare.load_comparison(path)
     assert again == tiny_comparison
+    assert realcompare.comparison_config(again) == TINY
     first = replace(again, runs=tuple(r for r in again.runs if r.seed == 0), command="a")
     second = replace(again, runs=tuple(r for r in again.runs if r.seed == 1), command="b")
     merged = realcompare.merge_comparisons([first, second])

@@ -569,19 +569,7 @@ def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
 def comparison_config(comparison: RealComparison) -> RealConfig:
     """The :class:`~attnbook.studies.realdata.RealConfig` a comparison's
     runs were derived from."""
-    from attnbook.nmt.seq2seq import ModelConfig
-    from attnbook.nmt.training import TrainConfig
-    from attnbook.nmt.transformer import TransformerSizes
-    from attnbook.studies.realdata import RealDataConfig
-
-    values = comparison.config
-    return RealConfig(
-        data=RealDataConfig(**values["data"]),
-        model=ModelConfig(**values["seq2seq"]),
-        train=TrainConfig(**values["train"]),
-        beam_size=values["beam_size"],
-        transformer=TransformerSizes(**values["transformer"]),
-    )
+    return RealConfig.from_dict(comparison.config, model_key="seq2seq")
 
 
 def retrain_comparison_start(

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 import torch
@@ -731,6 +731,38 @@ class RealConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as plain values, for JSON
+        (:meth:`from_dict` reads them back)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(
+        cls, values: dict[str, Any], model_key: str = "model"
+    ) -> RealConfig:
+        """A configuration read back from plain values.
+
+        Args:
+            values: :meth:`to_dict`'s values, or a record's.
+            model_key: the key of the recurrent model's sizes (a
+                comparison of models keeps them under ``"seq2seq"``).
+                Values without ``model_kind`` keep the default.
+
+        >>> config = RealConfig(beam_size=1, model_kind="transformer")
+        >>> RealConfig.from_dict(config.to_dict()) == config
+        True
+        """
+        config = cls(
+            data=RealDataConfig(**values["data"]),
+            model=ModelConfig(**values[model_key]),
+            train=TrainConfig(**values["train"]),
+            beam_size=values["beam_size"],
+            transformer=TransformerSizes(**values["transformer"]),
+        )
+        if "model_kind" in values:
+            config = replace(config, model_kind=values["model_kind"])
+        return config
 
 
 @dataclass(frozen=True, eq=False)

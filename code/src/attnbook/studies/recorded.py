@@ -36,12 +36,9 @@ from attnbook.core.records import (
     save_result,
 )
 from attnbook.nmt.data import SentencePair
-from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.nmt.training import TrainConfig, TrainResult
-from attnbook.nmt.transformer import TransformerSizes
+from attnbook.nmt.training import TrainResult
 from attnbook.studies.realdata import (
     RealConfig,
-    RealDataConfig,
     RealExperiment,
     train_real_start,
 )
@@ -113,14 +110,7 @@ def record_run(
         environment=asdict(
             environment(experiment.device, torch.get_num_threads())
         ),
-        config={
-            "data": asdict(config.data),
-            "model": asdict(config.model),
-            "train": config.train.to_dict(),
-            "beam_size": config.beam_size,
-            "model_kind": config.model_kind,
-            "transformer": asdict(config.transformer),
-        },
+        config=config.to_dict(),
         train_steps=training.steps,
         train_seconds=training.seconds,
         train_losses=tuple(r.loss for r in training.history),
@@ -136,15 +126,7 @@ def record_run(
 def recorded_config(record: RecordedTranslations) -> RealConfig:
     """The :class:`~attnbook.studies.realdata.RealConfig` the record was
     trained with."""
-    values = record.config
-    return RealConfig(
-        data=RealDataConfig(**values["data"]),
-        model=ModelConfig(**values["model"]),
-        train=TrainConfig(**values["train"]),
-        beam_size=values["beam_size"],
-        model_kind=values["model_kind"],
-        transformer=TransformerSizes(**values["transformer"]),
-    )
+    return RealConfig.from_dict(record.config)
 
 
 def retrain_recorded_start(
