@@ -34,6 +34,7 @@ test:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	cd code && ../$(BIN)/mypy
 	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck .github/workflows/*.yml
 
 # Unit tests, the book's guards and the Colab rehearsal (tests/), then every chapter under nbval,

@@ -106,6 +106,8 @@ def test_a_binary_file_gives_a_clear_error(tmp_path):
 def test_only_bahdanau_models_are_exported(tiny_translator, tmp_path):
     with pytest.raises(ValueError, match=r"only Bahdanau's seq2seq.*'luong'"):
         export_translator(tiny_translator(attention="luong"), tmp_path / "m.js")
+    with pytest.raises(ValueError, match=r"only a recurrent seq2seq.*got a transformer model"):
+        export_translator(tiny_translator(attention="transformer"), tmp_path / "m.js")
     with pytest.raises(ValueError, match="quantization must be one of"):
         export_translator(tiny_translator(), tmp_path / "m.js", quantization="float16")
 

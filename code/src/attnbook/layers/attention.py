@@ -335,6 +335,8 @@ class _Attention(nn.Module):
             ("values", values),
             ("mask", mask),
         ):
+            if tensor is None:
+                continue
             if name != "mask" and tensor.dtype != dtype:
                 raise TypeError(
                     f"{name} must have dtype {dtype} to match "
@@ -342,7 +344,7 @@ class _Attention(nn.Module):
                     "convert one, e.g. attn.to(torch.float64) or "
                     "keys.to(query.dtype)"
                 )
-            if tensor is not None and tensor.device != device:
+            if tensor.device != device:
                 raise ValueError(
                     f"{name} must be on {device} to match "
                     f"{reference_name}, got {tensor.device}; "
@@ -358,6 +360,8 @@ class _Attention(nn.Module):
         checks together.
         """
         for module in (self, *self._modules.values()):
+            if module is None:
+                continue
             for parameter in module._parameters.values():
                 if parameter is not None:
                     return parameter
@@ -704,21 +708,18 @@ class LuongAttention(_Attention):
             key_dim,
             score,
         )
-        self.attn_dim = (
-            (key_dim if attn_dim is None else attn_dim)
-            if score == "concat"
-            else None
-        )
+        concat_dim = key_dim if attn_dim is None else attn_dim
+        self.attn_dim = concat_dim if score == "concat" else None
         self.max_src_len = max_src_len if score == "location" else None
         if score == "general":
             # W_a
             self.key_proj = nn.Linear(key_dim, query_dim, bias=False)
         elif score == "concat":
             self.concat_proj = nn.Linear(
-                query_dim + key_dim, self.attn_dim, bias=False
+                query_dim + key_dim, concat_dim, bias=False
             )  # W_a
-            self.v = nn.Linear(self.attn_dim, 1, bias=False)
-        elif score == "location":
+            self.v = nn.Linear(concat_dim, 1, bias=False)
+        elif score == "location" and max_src_len is not None:
             self.location_proj = nn.Linear(
                 query_dim, max_src_len, bias=False
             )  # W_a
@@ -784,7 +785,7 @@ class LuongAttention(_Attention):
             # [h_t; h_s] for every pair (t, s)
             pairs = torch.cat([query_rows, key_columns], dim=-1)
             return self.v(torch.tanh(self.concat_proj(pairs))).squeeze(-1)
-        if src_len > self.max_src_len:
+        if src_len > self.location_proj.out_features:
             raise ValueError(
                 f"keys has src_len={src_len} but this location score was "
                 "built with "

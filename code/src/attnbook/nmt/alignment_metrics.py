@@ -72,6 +72,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import torch  # noqa: F401 (the examples in the docstrings use it)
 from torch import Tensor
@@ -116,7 +117,7 @@ def _as_matrices(
 
 def _per_sentence(
     name: str, value: object, single: bool, count: int
-) -> list:
+) -> list[Any]:
     """Wrap one sentence's links (or categories) in a list, and check there
     is one entry per matrix."""
     items = (

@@ -63,6 +63,8 @@ from torch import Tensor
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.grammar import CATEGORIES
 from attnbook.nmt.model import evaluating
+from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.transformer import Transformer
 
 if TYPE_CHECKING:
     from attnbook.nmt.training import LossRecord
@@ -125,6 +127,8 @@ def teacher_forced_attention(
             _, batch_weights = translator.model(
                 batch.src, batch.src_mask, batch.tgt_in
             )
+            # not None: _require_attention checked it
+            assert batch_weights is not None
             batch_weights = batch_weights.float().cpu()
             for row, pair in enumerate(chunk):
                 weights.append(
@@ -320,16 +324,22 @@ def accuracy_with_forced_attention(
             of ``category``.
     """
     _require_attention(translator, "there is nothing to override")
-    attention = translator.model.decoder.attention
+    model = translator.model
+    if not isinstance(model, Seq2Seq):
+        raise ValueError(
+            "intervening on the attention needs a recurrent seq2seq, got "
+            f"a {model.kind} model"
+        )
+    attention = model.decoder.get_submodule("attention")
     signature = inspect.signature(attention.forward)
     forced: dict[str, Any] = {}
 
     def override(
         module: torch.nn.Module,
-        args: tuple,
-        kwargs: dict,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
         output: tuple[Tensor, Tensor],
-    ):
+    ) -> tuple[Tensor, Tensor]:
         """Replace the weights (and so the context) of the selected target
         words by a one-hot choice."""
         called = signature.bind(
@@ -420,6 +430,10 @@ def head_alignment_accuracy(
             "grammar's)"
         )
     model = translator.model
+    if not isinstance(model, Transformer):
+        raise ValueError(
+            f"head alignment needs a Transformer, got a {model.kind} model"
+        )
     hits = torch.zeros(model.config.num_layers, model.config.num_heads)
     count = 0
     with evaluating(model):

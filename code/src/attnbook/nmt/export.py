@@ -159,7 +159,14 @@ def export_translator(
         ValueError: the model is not a Bahdanau seq2seq, or
             ``quantization`` is not one of :data:`QUANTIZATIONS`.
     """
-    config = translator.model.config
+    model = translator.model
+    if not isinstance(model, Seq2Seq):
+        raise ValueError(
+            "translator: only a recurrent seq2seq with Bahdanau's "
+            f"attention can be exported for the page, got a {model.kind} "
+            "model"
+        )
+    config = model.config
     if config.attention != "bahdanau":
         raise ValueError(
             "translator: only Bahdanau's seq2seq can be exported for the "

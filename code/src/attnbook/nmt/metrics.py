@@ -200,15 +200,15 @@ def score_texts(
         raise ValueError(
             "every sentence needs at least one reference translation"
         )
-    from sacrebleu.metrics import (
-        BLEU,
-        CHRF,
-    )  # imported here: `import attnbook` stays light
+    # imported here: `import attnbook` stays light
+    from sacrebleu.metrics.bleu import BLEU
+    from sacrebleu.metrics.chrf import CHRF
 
     depth = max(len(r) for r in references)
     # sacrebleu takes one stream per reference position;
-    # None where a sentence has fewer references
-    streams = [
+    # None where a sentence has fewer references (sacrebleu reads None as
+    # a missing reference, which its type hints do not say)
+    streams: Any = [
         [r[k] if k < len(r) else None for r in references]
         for k in range(depth)
     ]

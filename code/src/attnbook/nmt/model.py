@@ -38,9 +38,15 @@ class ModelSizes(Protocol):
     """What every model configuration holds: the vocabulary sizes and the
     longest source accepted."""
 
-    src_vocab_size: int
-    tgt_vocab_size: int
-    max_src_len: int | None
+    # read-only: the configurations are frozen dataclasses
+    @property
+    def src_vocab_size(self) -> int: ...
+
+    @property
+    def tgt_vocab_size(self) -> int: ...
+
+    @property
+    def max_src_len(self) -> int | None: ...
 
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -83,9 +89,14 @@ class TranslationModel(Protocol):
     """
 
     kind: ClassVar[str]
-    config: ModelSizes
-    decoder: StepDecoder
     training: bool
+
+    # read-only, so that a model may hold a narrower type of each
+    @property
+    def config(self) -> ModelSizes: ...
+
+    @property
+    def decoder(self) -> StepDecoder: ...
 
     @property
     def device(self) -> torch.device: ...
@@ -134,13 +145,15 @@ def decode_stepwise(
         without attention).
     """
     state = decoder.init_state(memory)
-    logits, weights = [], []
+    logits: list[Tensor] = []
+    weights: list[Tensor] = []
     for prev_tokens in tgt_in.unbind(dim=1):
         step_logits, state, step_weights = decoder.step(
             prev_tokens, state, memory
         )
         logits.append(step_logits)
-        weights.append(step_weights)
+        if step_weights is not None:
+            weights.append(step_weights)
     stacked = (
         torch.stack(weights, dim=1) if decoder.uses_attention else None
     )

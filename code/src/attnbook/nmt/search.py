@@ -89,7 +89,8 @@ def greedy_decode(
     )
     finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
     scores = torch.zeros(batch, dtype=torch.float64, device=src.device)
-    outputs, weights = [], []
+    outputs: list[Tensor] = []
+    weights: list[Tensor] = []
     for _ in range(max_len):
         logits, state, step_weights = model.decoder.step(
             tokens, state, memory
@@ -99,7 +100,8 @@ def greedy_decode(
         scores += best.masked_fill(finished, 0.0)
         tokens = tokens.masked_fill(finished, Vocab.pad_id)
         outputs.append(tokens)
-        weights.append(step_weights)
+        if step_weights is not None:
+            weights.append(step_weights)
         finished = finished | (tokens == Vocab.eos_id)
         if bool(finished.all()):
             break

@@ -590,11 +590,11 @@ class LuongDecoder(_Decoder):
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
         """The general score's :math:`W_a h_j`, once per sentence (search
         and input feeding step)."""
-        if self.projects_keys:
-            return replace(
-                memory,
-                projected_keys=self.attention.project_keys(memory.states),
-            )
+        # only the global general score (a LuongAttention) projects keys
+        attention = self.attention
+        if self.projects_keys and isinstance(attention, LuongAttention):
+            keys = attention.project_keys(memory.states)
+            return replace(memory, projected_keys=keys)
         return memory
 
     def init_state(self, memory: EncoderMemory) -> Tensor:

@@ -61,7 +61,7 @@ from torch import Tensor
 from attnbook.core.config import check_fields
 from attnbook.core.progress import tqdm
 from attnbook.nmt.data import Batch, SentencePair, Vocab
-from attnbook.nmt.seq2seq import evaluating
+from attnbook.nmt.model import evaluating
 
 if TYPE_CHECKING:
     from attnbook.nmt.translator import Translator
@@ -234,9 +234,9 @@ def validation_loss(
             loss, batch_correct, batch_count = sequence_loss(
                 logits, batch.tgt_out
             )
-            total_loss += loss.item() * batch_count.item()
-            correct += batch_correct.item()
-            count += batch_count.item()
+            total_loss += loss.item() * int(batch_count)
+            correct += int(batch_correct)
+            count += int(batch_count)
     return LossRecord(0, total_loss / count, correct / count)
 
 

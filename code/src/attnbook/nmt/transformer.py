@@ -27,8 +27,9 @@ Masks are boolean with **True = may attend**.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -368,7 +369,8 @@ class TransformerDecoder(nn.Module):
         # (batch, 1, d_model)
         states = self.embed(prev_tokens.unsqueeze(1), start=state.size(2))
         layer_inputs = []
-        for index, layer in enumerate(self.layers):
+        layers = cast("Iterable[DecoderLayer]", self.layers)
+        for index, layer in enumerate(layers):
             layer_inputs.append(states)
             # (batch, t + 1, d_model)
             prefix = torch.cat([state[:, index], states], dim=1)
