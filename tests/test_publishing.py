@@ -184,6 +184,37 @@ def test_pages_workflow_builds_the_book_and_its_pdf_on_main_and_deploys_build_ht
     assert "permissions" not in build
 
 
+def test_upgrade_workflow_tests_the_newest_allowed_versions_weekly_and_reports_what_changed():
+    workflow = read_workflow("upgrade-check.yml")
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"}
+    assert len(workflow["on"]["schedule"]) == 1 and workflow["permissions"] == {"contents": "read"}
+    (job,) = workflow["jobs"].values()
+    assert uses(job)[0] == "actions/checkout"
+    setup, report, test = steps(job)[1:]
+    # the set-up without constraints.txt, then the diff into the job summary, then every test
+    assert setup["run"].strip() == "tools/setup_env.sh test" and setup["env"] == {"BOOK_UNLOCKED": "1"}
+    assert "tools/lock_stack.py diff" in report["run"] and "$GITHUB_STEP_SUMMARY" in report["run"]
+    assert test["run"].strip().endswith("make test") and test["env"] == {"BOOK_UNLOCKED": "1"}
+    setup_script = (REPO_ROOT / "tools" / "setup_env.sh").read_text()
+    assert "BOOK_UNLOCKED" in setup_script and "-c constraints.txt" in setup_script
+
+
+def test_every_workflow_that_installs_the_book_does_so_through_the_locked_set_up():
+    """test.yml (make test), pages.yml (make book, make pdf) install through tools/setup_env.sh, which
+    reads constraints.txt; colab-check.yml is Colab's own environment on purpose; upgrade-check.yml alone
+    unlocks. No workflow calls pip itself, around the lock."""
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for job in read_workflow(path.name)["jobs"].values():
+            for command in runs(job):
+                assert "pip install" not in command, f"{path.name}: {command!r} installs around the lock"
+    assert {path.name for path in WORKFLOWS.glob("*.yml")} == {
+        "colab-check.yml",
+        "pages.yml",
+        "test.yml",
+        "upgrade-check.yml",
+    }
+
+
 # --- README ---------------------------------------------------------------------------------------
 
 

@@ -5,6 +5,10 @@
 #   tools/setup_env.sh book   # what building the book needs
 #   tools/setup_env.sh test   # that, plus the test tools
 #
+# Every package comes at the version constraints.txt locks (tools/lock_stack.py), when the Python is the
+# 3.11 the lock was made on; BOOK_UNLOCKED=1 installs the newest versions the requirements allow instead
+# (the upgrade-check workflow).
+#
 # torch: a torch already in .venv is kept. Otherwise the CPU build is installed, so that no
 # multi-GB CUDA build is downloaded: from a local wheel where pip's configuration offers one
 # (development and CI machines), else from PyTorch's CPU index. Set TORCH_INSTALL to a pip
@@ -27,15 +31,24 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
   exit 1
 fi
 
+lock=(-c constraints.txt)
+if [ -n "${BOOK_UNLOCKED:-}" ]; then
+  lock=()
+  echo "== BOOK_UNLOCKED is set: the newest versions the requirements allow, not constraints.txt's"
+elif ! "$python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  lock=()
+  echo "== constraints.txt was locked on Python 3.11; on $("$python" --version) the newest versions the requirements allow"
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
   echo "== creating $venv with $("$python" --version)"
   "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  "$venv/bin/python" -m pip install --quiet ${lock[@]+"${lock[@]}"} --upgrade pip
 fi
 pip=("$venv/bin/python" -m pip)
 
 # Skip the installs when nothing they read has changed since the last successful one.
-inputs=(requirements.txt code/pyproject.toml tools/setup_env.sh)
+inputs=(requirements.txt constraints.txt code/pyproject.toml tools/setup_env.sh)
 [ "$want" = test ] && inputs+=(requirements-test.txt)
 # The test set-up installs all that the book's needs, so a fresh test stamp serves `make book` too.
 stamps=("$stamp")
@@ -54,7 +67,7 @@ elif [ -n "${TORCH_INSTALL:-}" ]; then
   "${pip[@]}" install $TORCH_INSTALL
 elif "${pip[@]}" install --quiet --no-index --no-deps "torch==${TORCH_LOCAL_VERSION:-2.13.0}" 2>/dev/null; then
   echo "== installed torch's CPU build from a local wheel"
-  "${pip[@]}" install --quiet "torch==${TORCH_LOCAL_VERSION:-2.13.0}"  # its dependencies
+  "${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} "torch==${TORCH_LOCAL_VERSION:-2.13.0}"  # its dependencies
 else
   echo "== installing torch's CPU build from PyTorch's CPU index"
   "${pip[@]}" install torch --index-url https://download.pytorch.org/whl/cpu \
@@ -62,10 +75,10 @@ else
 fi
 
 echo "== installing requirements.txt"
-"${pip[@]}" install --quiet -r requirements.txt
+"${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} -r requirements.txt
 if [ "$want" = test ]; then
   echo "== installing requirements-test.txt"
-  "${pip[@]}" install --quiet -r requirements-test.txt
+  "${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} -r requirements-test.txt
 fi
 "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 touch "$stamp"
