@@ -239,10 +239,10 @@ def given_fields(args: argparse.Namespace) -> frozenset[str]:
     return getattr(args, _GIVEN, frozenset())
 
 
-def _parse_at_least(kind: type, minimum: Any) -> Any:
+def _parse_at_least(kind: type, minimum: Any = None) -> Any:
     def parse(text: str) -> Any:
         value = kind(text)
-        if value < minimum:
+        if minimum is not None and value < minimum:
             raise argparse.ArgumentTypeError(
                 f"must be at least {minimum}, got {value}"
             )
@@ -372,7 +372,7 @@ def _add_fields(
         minimum = item.metadata.get("minimum")
         options["action"] = _StoreGiven
         options["type"] = (
-            kind if minimum is None else _parse_at_least(kind, minimum)
+            kind if kind is str else _parse_at_least(kind, minimum)
         )
         if "choices" in item.metadata:
             options["choices"] = item.metadata["choices"]
