@@ -76,12 +76,23 @@ def test_retraining_the_start_of_a_run_gives_its_recorded_curve(tiny_study):
 def test_the_command_prints_the_table_saves_it_and_ends_with_json(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(bottleneck, "default_base", lambda: TINY)
     saved = tmp_path / "study.json"
-    arguments = ["bottleneck", "--seeds", "3", "--sizes", "8", "--reversed-sizes", "--save", str(saved)]
+    arguments = [
+        "bottleneck",
+        "--seeds",
+        "3",
+        "--sizes",
+        "8",
+        "--reversed-sizes",
+        "--save",
+        str(saved),
+        "--no-progress",
+    ]
     assert main([*arguments, "--json"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    study = bottleneck.BottleneckStudy.from_dict(json.loads(lines[-1]))
+    captured = capsys.readouterr()
+    (line,) = captured.out.strip().splitlines()  # the JSON only; the table on stderr
+    study = bottleneck.BottleneckStudy.from_dict(json.loads(line))
     assert [m.label for m in study.models] == ["attention", "no attention"] and study.seeds == [3]
-    assert bottleneck.load_study(saved) == study and lines[0].startswith("model")
+    assert bottleneck.load_study(saved) == study and captured.err.startswith("model")
 
 
 def test_the_recorded_study_was_made_by_this_package_with_the_chapters_settings():

@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnbook.cli import build_parser, main, realcli
+from attnbook.cli import build_parser, main
+from attnbook.cli import train as train_command
+from attnbook.cli.translate import attention_table
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.translator import Translator
+from attnbook.studies.realdata import RealConfig
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -65,7 +68,7 @@ def test_train_corpus_tatoeba_names_the_shipped_file(monkeypatch, capsys):
         seen["n"] = len(pairs)
         raise ValueError("stopped here")
 
-    monkeypatch.setattr(realcli, "run_real_experiment", fake_experiment)
+    monkeypatch.setattr(train_command, "run_real_experiment", fake_experiment)
     assert main(["train", "--corpus", "tatoeba", *TINY]) == 2
     assert seen["n"] == 18065
 
@@ -80,11 +83,14 @@ def test_evaluate_scores_a_checkpoint_on_a_file(checkpoint, tiny_corpus, capsys)
     assert (
         main(["evaluate", "--checkpoint", str(checkpoint), "--corpus-file", str(tiny_corpus), "--json"]) == 0
     )
-    out = capsys.readouterr().out
-    summary = last_json(out)
+    captured = capsys.readouterr()
+    (line,) = captured.out.splitlines()  # standard output: the JSON only; the text on stderr
+    summary = json.loads(line)
     assert {"bleu", "chrf", "exact_match", "n_sentences", "n_unknown"} <= set(summary)
     assert {"bleu_single", "bleu_signature", "cased"} <= set(summary)
-    assert "BLEU signature nrefs:" in out and "lower-cased text: the scores ignore case" in out
+    assert (
+        "BLEU signature nrefs:" in captured.err and "lower-cased text: the scores ignore case" in captured.err
+    )
     english = {line.split("\t")[0] for line in tiny_corpus.read_text(encoding="utf-8").splitlines()}
     assert summary["n_sentences"] == len(english)  # translations grouped by English sentence
 
@@ -93,8 +99,10 @@ def test_translate_prints_the_translation_an_attention_table_and_a_heatmap(check
     plot = tmp_path / "attention.png"
     arguments = ["translate", "--checkpoint", str(checkpoint), "--beam", "2", "--plot", str(plot), "--json"]
     assert main([*arguments, "I am cold, Zorblax."]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    result = json.loads(out[-1])
+    captured = capsys.readouterr()
+    (line,) = captured.out.splitlines()  # standard output: the JSON only; the text on stderr
+    result = json.loads(line)
+    out = captured.err.splitlines()
     assert result["source"] == ["i", "am", "cold", ",", "zorblax", "."]
     assert "zorblax" not in result["read_as"] and "<unk>" in result["read_as"]
     assert any("unknown to the model" in line and "zorblax" in line for line in out)
@@ -107,9 +115,7 @@ def test_translate_prints_the_translation_an_attention_table_and_a_heatmap(check
 
 
 def test_attention_table_marks_each_row_maximum():
-    table = realcli.attention_table(
-        torch.tensor([[0.7, 0.3], [0.02, 0.98]]), ["tom", "<eos>"], ["tom", "<eos>"]
-    )
+    table = attention_table(torch.tensor([[0.7, 0.3], [0.02, 0.98]]), ["tom", "<eos>"], ["tom", "<eos>"])
     rows = table.splitlines()
     assert rows[1].split()[1:] == ["70*", "30"] and rows[2].split()[1:] == [".", "98*"]
 
@@ -144,7 +150,7 @@ def test_a_corpus_that_is_not_utf8_names_the_file_and_the_byte_offset(tmp_path, 
 def test_an_empty_corpus_is_refused_before_any_training(content, tmp_path, capsys, monkeypatch):
     path = tmp_path / "empty.txt"
     path.write_text(content, encoding="utf-8")
-    monkeypatch.setattr(realcli, "run_real_experiment", lambda *a, **k: pytest.fail("training started"))
+    monkeypatch.setattr(train_command, "run_real_experiment", lambda *a, **k: pytest.fail("training started"))
     assert main(["train", "--corpus-file", str(path), *TINY]) == 2
     assert_clean_error(capsys, str(path), "no usable sentence pair")
 
@@ -229,21 +235,21 @@ def test_the_process_exits_with_status_2_and_no_traceback(tmp_path):
 
 def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
     args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1000", "--seed", "3"])
-    config = realcli.real_config_from_args(args, 18065)
+    config = train_command.real_config_from_args(args, 18065)
     per_epoch = -(
         -round(18065 * (1 - config.data.test_fraction - config.data.val_fraction)) // config.train.batch_size
     )
     assert config.train.max_epochs == -(-1000 // per_epoch) and config.train.seed == 3
     args = build_parser().parse_args(["train", "--corpus", "tatoeba", "--steps", "1"])
-    assert realcli.real_config_from_args(args, 18065).train.max_epochs == 1
+    assert train_command.real_config_from_args(args, 18065).train.max_epochs == 1
 
 
 def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_real_data_ones():
     parse = build_parser().parse_args
-    defaults = realcli.RealConfig()
-    config = realcli.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
+    defaults = RealConfig()
+    config = train_command.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
     assert config.train == defaults.train and config.model == defaults.model
-    config = realcli.real_config_from_args(
+    config = train_command.real_config_from_args(
         parse(["train", "--corpus", "tatoeba", "--lr", "0.001", "--batch-size", "32", "--hidden-dim", "64"]),
         18065,
     )
@@ -252,15 +258,15 @@ def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_re
 
 def test_a_flag_given_with_the_toy_grammars_default_value_still_counts_on_a_corpus_run():
     parse = build_parser().parse_args
-    defaults = realcli.RealConfig()
+    defaults = RealConfig()
     # the toy grammar's defaults are 4 epochs, no learning-rate decay, the best weights kept: the
     # real-data defaults differ, so each flag below is only honoured if "given" is told from "default"
     assert (defaults.train.max_epochs, defaults.train.lr_decay, defaults.train.keep_best) != (4, False, True)
     argv = ["train", "--corpus", "tatoeba", "--epochs", "4", "--no-lr-decay", "--keep-best", "--beam", "1"]
-    config = realcli.real_config_from_args(parse(argv), 18065)
+    config = train_command.real_config_from_args(parse(argv), 18065)
     assert (config.train.max_epochs, config.train.lr_decay, config.train.keep_best) == (4, False, True)
     assert config.beam_size == 1 and defaults.beam_size > 1
-    assert realcli.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065) == defaults
+    assert train_command.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065) == defaults
 
 
 def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
@@ -277,12 +283,10 @@ def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
 def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
     # the real-data run nests the same model configuration: Luong's options, or the Transformer's sizes
     argv = ["train", "--corpus", "tatoeba", "--attention", "luong", "--input-feeding", "--hidden-dim", "32"]
-    config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
-    assert config.model == replace(
-        realcli.RealConfig().model, attention="luong", input_feeding=True, hidden_dim=32
-    )
+    config = train_command.real_config_from_args(build_parser().parse_args(argv), 18065)
+    assert config.model == replace(RealConfig().model, attention="luong", input_feeding=True, hidden_dim=32)
     argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
-    config = realcli.real_config_from_args(build_parser().parse_args(argv), 18065)
+    config = train_command.real_config_from_args(build_parser().parse_args(argv), 18065)
     assert (config.model_kind, config.transformer.d_model) == ("transformer", 32)
 
 
@@ -290,8 +294,8 @@ def test_train_on_real_pairs_trains_the_transformer_and_says_which_bleu_it_print
     tiny = ["--d-model", "8", "--num-heads", "2", "--num-layers", "1", "--ff-dim", "16"]
     argv = ["train", "--corpus-file", str(tiny_corpus), "--model", "transformer", "--json", *tiny]
     assert main([*argv, "--steps", "1", "--threads", "1", "--device", "cpu"]) == 0
-    out = capsys.readouterr().out
-    summary = last_json(out)
+    captured = capsys.readouterr()
+    summary, out = last_json(captured.out), captured.err
     assert summary["attention"] == "multi-head" and summary["config"]["model_kind"] == "transformer"
     assert 0 <= summary["bleu_single"] <= summary["bleu"] + 1e-9 <= 100
     assert "BLEU, 1 ref." in out and f"BLEU signature  {summary['bleu_signature']}" in out

@@ -1,6 +1,7 @@
-"""The command line, ``python -m attnbook``:
-``train``, ``evaluate``, ``translate``, ``bottleneck``,
-``subwords``, ``bench``."""
+"""The command line, ``attnbook`` or ``python -m attnbook``: one module
+per command (``train``, ``evaluate``, ``translate``, ``bottleneck``,
+``subwords``, ``compare-real``, ``bench``), the flags made from the
+configurations, and what every command shares."""
 
 from attnbook.cli.main import (
     build_parser,

@@ -65,10 +65,7 @@ def _attribute_help(cls: type) -> dict[str, str]:
         flags=re.MULTILINE,
     ):
         text = (
-            " ".join(match.group(2).split())
-            .replace("%", "%%")
-            .replace("``", "")
-            .rstrip(".")
+            " ".join(match.group(2).split()).replace("``", "").rstrip(".")
         )
         # :func:`~a.b` -> b
         text = re.sub(r":\w+:`~?(?:[\w.]+\.)?(\w+)`", r"\1", text)
@@ -80,6 +77,38 @@ def _attribute_help(cls: type) -> dict[str, str]:
 DEVICES = ("auto", "cpu", "cuda", "mps")
 """The ``--device`` choices of every command (``auto``: a GPU when there
 is one)."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, never breaking a line inside a flag
+    (``--min-`` / ``delta``)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(
+            " ".join(text.split()), width, break_on_hyphens=False
+        )
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        return textwrap.fill(
+            " ".join(text.split()),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        )
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser with :class:`HelpFormatter`, for the program and
+    each of its commands."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
 
 class SubCommands(Protocol):
@@ -101,31 +130,43 @@ def add_run_options(
 ) -> None:
     """Add the options every command that runs a model shares:
     ``--device``, ``--threads``, ``--json``, ``--progress`` (``threads``
-    and ``progress`` false leave those out)."""
+    and ``progress`` false leave those out).
+
+    ``--threads`` left out means one thread on the CPU
+    (:func:`~attnbook.cli.common.torch_threads`), or ``threads_default``.
+    """
     parser.add_argument(
         "--device",
         choices=DEVICES,
         default=device,
-        help="where to run (default: %(default)s)",
+        help="where to run: auto picks a GPU when there is one "
+        "(default: %(default)s)",
     )
     if threads:
-        shown = "torch's" if threads_default is None else "%(default)s"
+        shown = (
+            "1 on the CPU, torch's own choice beside a GPU"
+            if threads_default is None
+            else "%(default)s"
+        )
         parser.add_argument(
             "--threads",
             type=positive_int,
+            metavar="N",
             default=threads_default,
             help=f"CPU threads for torch (default: {shown})",
         )
     parser.add_argument(
         "--json",
         action="store_true",
-        help="make the last line of output one JSON object",
+        help="print one JSON object on standard output, and the text "
+        "report on standard error",
     )
     if progress:
         parser.add_argument(
             "--progress",
-            action="store_true",
-            help="show a progress bar on stderr",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="show progress on standard error (default: on)",
         )
 
 
@@ -138,6 +179,12 @@ def positive_int(text: str) -> int:
             f"must be a positive integer, got {value}"
         )
     return value
+
+
+# argparse names the type in its "invalid ... value" message
+positive_int.__name__ = "positive integer"
+_KIND_NAMES = {int: "integer", float: "number", str: "text"}
+_METAVARS = {int: "N", float: "X", str: "TEXT"}
 
 
 # the namespace attribute that records the config flags given
@@ -192,41 +239,107 @@ def given_fields(args: argparse.Namespace) -> frozenset[str]:
     return getattr(args, _GIVEN, frozenset())
 
 
-def _parse_at_least(kind: type, minimum: Any) -> Any:
+def _parse_at_least(kind: type, minimum: Any = None) -> Any:
     def parse(text: str) -> Any:
         value = kind(text)
-        if value < minimum:
+        if minimum is not None and value < minimum:
             raise argparse.ArgumentTypeError(
                 f"must be at least {minimum}, got {value}"
             )
         return value
 
-    # argparse names the type in its "invalid int value" message
-    parse.__name__ = kind.__name__
+    # argparse names the type in its "invalid ... value" message
+    parse.__name__ = _KIND_NAMES[kind]
     return parse
 
 
 def add_config_arguments(
-    parser: argparse.ArgumentParser, cls: type, *more: type
+    parser: argparse.ArgumentParser,
+    cls: type,
+    *more: type,
+    labels: tuple[str, ...] = (),
+    help_texts: dict[str, str] | None = None,
 ) -> None:
     """Add one flag per field of the dataclass ``cls`` (recursing into
     nested dataclasses).
 
     With more classes (``train``: the toy grammar's run and the run on real
-    pairs), a field name that two of them share gets one flag,
-    whose shown default is the first class's.
+    pairs), a field name that two of them share gets one flag. Its help
+    shows each class's default, after its label (``labels``, one per
+    class, e.g. ``"on the toy grammar"``), where they differ, and says
+    which run a field only one class has belongs to.
+
+    Args:
+        help_texts: help for some fields by name, in place of their
+            docstring's (which may name code a user never sees).
+            In either, a field name with an underscore is written as its
+            flag (``min_delta`` as ``--min-delta``).
 
     Raises:
         TypeError: a field's type is not ``int``, ``float``, ``str``,
             ``bool``, ``bool | None`` or a dataclass.
     """
+    classes = (cls, *more)
+    defaults = [_leaf_defaults(c) for c in classes]
+    flags = {
+        name: flag_name(item)
+        for c in classes
+        for name, item in _leaf_fields(c).items()
+    }
     added: set[str] = set()
-    for config_class in (cls, *more):
-        _add_fields(parser, config_class, added)
+    for config_class in classes:
+        _add_fields(
+            parser,
+            config_class,
+            added,
+            lambda name, text: _help(
+                name, text, help_texts or {}, flags, defaults, labels
+            ),
+        )
+
+
+def _shown(value: Any) -> str:
+    """A default as the help shows it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "chosen by the model" if value is None else str(value)
+
+
+def _help(
+    name: str,
+    docstring: str,
+    overrides: dict[str, str],
+    flags: dict[str, str],
+    defaults: list[dict[str, Any]],
+    labels: tuple[str, ...],
+) -> str:
+    """A field's help: its text, field names written as flags, then its
+    default for each run that has it."""
+    text = overrides.get(name, docstring)
+    for other, flag in flags.items():
+        if "_" in other:
+            text = re.sub(rf"\b{other}\b", flag, text)
+    values = [
+        (label, d[name])
+        for label, d in zip(
+            labels or ("",) * len(defaults), defaults, strict=True
+        )
+        if name in d
+    ]
+    if len({repr(v) for _, v in values}) == 1:
+        shown = _shown(values[0][1])
+        if len(values) < len(defaults) and labels:
+            return f"{text} (default: {shown}; {values[0][0]} only)"
+        return f"{text} (default: {shown})"
+    shown = ", ".join(f"{_shown(v)} {label}" for label, v in values)
+    return f"{text} (default: {shown})"
 
 
 def _add_fields(
-    parser: argparse.ArgumentParser, cls: type, added: set[str]
+    parser: argparse.ArgumentParser,
+    cls: type,
+    added: set[str],
+    help_of: Any,
 ) -> None:
     hints = typing.get_type_hints(cls)
     help_texts = _attribute_help(cls)
@@ -234,30 +347,21 @@ def _add_fields(
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
         if dataclasses.is_dataclass(kind):
-            _add_fields(parser, kind, added)
+            _add_fields(parser, kind, added, help_of)
             continue
         if item.name in added:
             continue
         added.add(item.name)
         flag = flag_name(item)
         default = getattr(defaults, item.name)
-        help_text = (
-            f"{help_texts.get(item.name, item.name)} (default: "
-            "%(default)s)"
-        )
         options: dict[str, Any] = {
             "dest": item.name,
             "default": default,
-            "help": help_text,
+            "help": help_of(
+                item.name, help_texts.get(item.name, item.name)
+            ).replace("%", "%%"),
         }
-        if kind is bool:
-            parser.add_argument(flag, action=_BooleanGiven, **options)
-            continue
-        if kind == bool | None:
-            options["help"] = (
-                f"{help_texts.get(item.name, item.name)} (default: chosen "
-                "by the configuration)"
-            )
+        if kind is bool or kind == bool | None:
             parser.add_argument(flag, action=_BooleanGiven, **options)
             continue
         if kind not in (int, float, str):
@@ -268,11 +372,32 @@ def _add_fields(
         minimum = item.metadata.get("minimum")
         options["action"] = _StoreGiven
         options["type"] = (
-            kind if minimum is None else _parse_at_least(kind, minimum)
+            kind if kind is str else _parse_at_least(kind, minimum)
         )
         if "choices" in item.metadata:
             options["choices"] = item.metadata["choices"]
+        else:
+            options["metavar"] = _METAVARS[kind]
         parser.add_argument(flag, **options)
+
+
+def _leaf_defaults(cls: type, instance: Any = None) -> dict[str, Any]:
+    """The default of every leaf field of ``cls`` by name, nested defaults
+    as their fields declare them (before a ``__post_init__`` settles a
+    ``None``)."""
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        value = (
+            _default_of(item)
+            if instance is None
+            else getattr(instance, item.name)
+        )
+        if dataclasses.is_dataclass(hints[item.name]):
+            values.update(_leaf_defaults(hints[item.name], value))
+        else:
+            values[item.name] = value
+    return values
 
 
 def flag_name(item: dataclasses.Field) -> str:
@@ -369,3 +494,68 @@ def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:
             else getattr(args, item.name)
         )
     return cls(**values)
+
+
+def flags_in_message(text: str, *classes: type) -> str:
+    """``text`` (a configuration's error) with the fields of ``classes``
+    written as the flags a user types: ``luong_score='dot'`` as
+    ``--luong-score dot``, ``input_feeding=True`` as ``--input-feeding``,
+    a bare ``min_delta`` as ``--min-delta``.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Demo:
+    ...     input_feeding: bool = False
+    ...     attention: str = "luong"
+    >>> flags_in_message(
+    ...     "input_feeding=True needs attention='luong' "
+    ...     "(--attention luong); drop input_feeding",
+    ...     Demo,
+    ... )
+    '--input-feeding needs --attention luong; drop --input-feeding'
+    """
+    leaves: dict[str, dataclasses.Field] = {}
+    for cls in classes:
+        leaves.update(_leaf_fields(cls))
+    if not leaves:
+        return text
+    names = "|".join(
+        re.escape(name) for name in sorted(leaves, key=len, reverse=True)
+    )
+
+    def as_flag(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        flag = flag_name(leaves[name])
+        if value is None:
+            return flag if "_" in name else name
+        if value == "True":
+            return flag
+        if value == "False":
+            return "--no-" + flag[2:]
+        return f"{flag} {value.strip(chr(39))}"
+
+    text = re.sub(rf"\b({names})\b(?:=('[^']*'|[\w.+-]+))?", as_flag, text)
+    # "--attention luong (--attention luong)": the flag once
+    return re.sub(r"(--[\w-]+(?: [\w.+-]+)?) \(\1\)", r"\1", text)
+
+
+def add_study_options(
+    parser: argparse.ArgumentParser, *, seeds: bool = True
+) -> None:
+    """Add what every command that records a study takes: ``--seeds``
+    (with ``seeds``) and ``--save``."""
+    if seeds:
+        parser.add_argument(
+            "--seeds",
+            type=int,
+            nargs="+",
+            metavar="SEED",
+            default=[0, 1, 2],
+            help="one run of each model per seed (default: 0 1 2)",
+        )
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="also write the result as JSON to PATH",
+    )
