@@ -26,9 +26,10 @@ from attnbook.nmt import (
     load_tatoeba,
     shipped_export,
     shipped_path,
+    split_by_english,
     tokenize_english,
 )
-from attnbook.studies import RealConfig, split_by_english
+from attnbook.studies import RealConfig
 
 N_SENTENCES = 50
 

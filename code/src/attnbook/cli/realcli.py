@@ -11,7 +11,8 @@ Examples::
     python -m attnbook train --corpus tatoeba --model transformer \
         --save tf.pt
     # over 2,000 pieces per language
-    python -m attnbook train --corpus tatoeba --subwords 2000 --json
+    python -m attnbook train --corpus tatoeba --subwords 2000 \
+        --save pieces.pt --json
     # words vs pieces, three seeds
     python -m attnbook subwords --subwords 2000 --save record.json
     python -m attnbook evaluate --checkpoint model.pt \
@@ -50,14 +51,12 @@ from attnbook.cli.flags import (
     given_fields,
     positive_int,
 )
-from attnbook.nmt.corpus import (
-    Corpus,
-    load_tatoeba,
-    shipped_path,
-    tokenize_english,
-)
+from attnbook.nmt.corpus import Corpus, load_tatoeba, shipped_path
+from attnbook.nmt.data import UNK
 from attnbook.nmt.export import shipped_export
+from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.text import UNKNOWN_CHOICES, UNKNOWN_DEFAULT
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies import realcompare
@@ -71,14 +70,7 @@ from attnbook.studies.pieces import (
     run_pieces_experiment,
     save_units_comparison,
 )
-from attnbook.studies.realdata import (
-    UNK,
-    RealConfig,
-    detokenize_french,
-    evaluate_real,
-    replace_unknown,
-    run_real_experiment,
-)
+from attnbook.studies.realdata import RealConfig, run_real_experiment
 from attnbook.studies.recorded import record_run, save_recorded_run
 
 CORPORA = {"tatoeba": shipped_path}
@@ -314,10 +306,10 @@ def run_train_corpus(args: argparse.Namespace) -> int:
             torch.set_num_threads(args.threads)
         config = real_config_from_args(args, len(corpus.pairs))
         if config.data.subwords:
-            if args.save or args.record:
+            if args.record:
                 raise InputError(
-                    "--save and --record keep word-level runs only; leave "
-                    "them out with --subwords"
+                    "--record keeps word-level runs only; leave it out "
+                    "with --subwords"
                 )
             cased = read_corpus(path, cased=True)
             pieces = run_pieces_experiment(
@@ -395,6 +387,8 @@ def report_pieces(
     with ``--json``)."""
     summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(args.corpus_file)
+    if args.save:
+        experiment.translator.save(args.save)
     evaluation = experiment.evaluation
     print(
         f"{summary['subwords']:,} pieces per language, attention "
@@ -418,6 +412,8 @@ def report_pieces(
             f"reference only), chrF {report['chrf']:.1f}   "
             f"{report['bleu_signature']}"
         )
+    if args.save:
+        print(f"saved to {args.save}")
     if args.json:
         print(json.dumps(summary))
     return 0
@@ -592,8 +588,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     try:
         translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
-        corpus = read_corpus(args.corpus_file)
-        pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
+        corpus = read_corpus(
+            args.corpus_file, cased=translator.tokenizer.cased
+        )
+        pairs = [
+            p
+            for p in corpus.pairs
+            if len(translator.tokenizer.source(p.source)) <= max_src_len
+        ]
         if not pairs:
             raise InputError(
                 f"{args.corpus_file}: every English sentence is longer "
@@ -653,10 +655,12 @@ def add_translate_command(commands: SubCommands) -> None:
     )
     _add_model_options(parser)
     parser.add_argument(
-        "--replace-unknown",
-        action="store_true",
-        help="copy the most attended English word where the model writes "
-        "<unk>",
+        "--unknown",
+        choices=UNKNOWN_CHOICES,
+        default=UNKNOWN_DEFAULT,
+        help="where the model writes <unk>: copy the most attended "
+        "English token, as the book's pages do, or keep <unk> "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--plot",
@@ -709,7 +713,7 @@ def run_translate(args: argparse.Namespace) -> int:
     try:
         translator = read_model(args.checkpoint, args.device)
         max_src_len = translator.model.config.max_src_len
-        tokens = tokenize_english(args.sentence)
+        tokens = translator.tokenizer.source(args.sentence)
         if not tokens:
             raise InputError("the sentence has no words to translate")
         if len(tokens) > max_src_len:
@@ -719,14 +723,17 @@ def run_translate(args: argparse.Namespace) -> int:
                 "accepts (its max_src_len); shorten the sentence or train "
                 "a model with a larger one"
             )
-        result = translator.translate(tokens, beam_size=args.beam)
+        result = translator.translation(
+            tokens, beam_size=args.beam, unknown=args.unknown
+        )
     except (InputError, ValueError) as error:
         return _fail(error)
-    read_as = [t if t in translator.src_vocab else UNK for t in tokens]
+    read_as = [
+        UNK if t not in translator.src_vocab or t == UNK else t
+        for t in tokens
+    ]
     target = list(result.target)
-    if args.replace_unknown:
-        target = replace_unknown(target, tokens, result.weights)
-    print(detokenize_french(target))
+    print(result.text)
     unknown = [t for t in tokens if t not in translator.src_vocab]
     if unknown:
         print(f"unknown to the model (read as {UNK}): {' '.join(unknown)}")
@@ -756,7 +763,7 @@ def run_translate(args: argparse.Namespace) -> int:
                 {
                     "source": tokens,
                     "read_as": read_as,
-                    "translation": detokenize_french(target),
+                    "translation": result.text,
                     "tokens": target,
                     "n_unknown": len(unknown),
                     "attention": None
