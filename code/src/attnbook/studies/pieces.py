@@ -11,9 +11,9 @@ the lower-cased ones (the same held-out English sentences), learns
 pieces, translates the held-out sentences, joins the pieces back into words
 and the words into text, and scores the text with :func:`score_report`:
 cased, and lower-cased for comparison with the word-level model (whose text
-is lower-cased). Unknown-word replacement is for word models only;
-here the evaluation counts the held-out sentences that still contain an
-unknown piece.
+is lower-cased). It scores the pieces as the model wrote them, without
+unknown-word replacement, and counts the held-out sentences that still
+contain an unknown piece.
 
 A chapter cannot train six models for five epochs, so the comparison of
 words and pieces over three seeds is recorded once and ships with the
@@ -183,7 +183,7 @@ def evaluate_pieces(
     pieces out) and score the joined text.
 
     Sentences are grouped as the word-level run groups them
-    (:func:`~attnbook.studies.realdata.lowered_source`), so the same
+    (:func:`~attnbook.nmt.split.lowered_source`), so the same
     sentences are scored; every cased French translation of a sentence is
     a reference.
 

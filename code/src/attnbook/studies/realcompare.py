@@ -16,7 +16,7 @@ Record it again with::
         --save code/src/attnbook/data/realcompare_cpu.json
 
 Both models read the same split
-(:func:`~attnbook.studies.realdata.split_by_english`), the same
+(:func:`~attnbook.nmt.split.split_by_english`), the same
 vocabularies and the same batches, with the same learning-rate schedule
 (:class:`~attnbook.studies.realdata.RealConfig`'s defaults);
 each seed changes the first weights and the batch order.
