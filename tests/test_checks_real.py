@@ -3,7 +3,7 @@
 import random
 
 from attnbook.checks.real import check_split_by_english
-from attnbook.studies.realdata import split_by_english
+from attnbook.nmt import split_by_english
 
 
 def package_split(pairs, test_fraction, seed):

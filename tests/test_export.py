@@ -18,13 +18,13 @@ import torch
 
 from attnbook.nmt import (
     beam_search,
+    detokenize_french,
     export_translator,
     greedy_decode,
     read_export,
     shipped_export,
     tokenize_english,
 )
-from attnbook.studies import detokenize_french
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -50,7 +50,7 @@ def test_round_trip_translates_as_the_original(tiny_translator, toy_splits, tmp_
         export_translator(translator, tmp_path / "m.js", quantization="float32")
     ).to_translator()
     for pair in toy_splits.test[:10]:
-        assert copy.translate(pair.source).target == translator.translate(pair.source).target
+        assert copy.translation(pair.source).target == translator.translation(pair.source).target
 
 
 def test_int8_weights_are_within_half_a_step_of_their_row_scale(tiny_translator, tmp_path):
@@ -200,11 +200,21 @@ def test_the_shipped_translator_is_the_default_real_run_light_enough_for_a_page(
 def test_translate_without_a_checkpoint_uses_the_shipped_translator():
     import sys
 
-    expected = shipped_export().to_translator().translate(tokenize_english("I am cold."))
+    expected = shipped_export().to_translator().translate("I am cold.")
     printed = subprocess.run(
         [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()[0]
-    assert printed == detokenize_french(expected.target)
+    assert printed == expected
+
+
+def test_a_model_over_pieces_is_refused_with_a_clear_error(tiny_translator, tmp_path):
+    from dataclasses import replace
+
+    from attnbook.nmt import Tokenizer, learn_subwords
+
+    units = learn_subwords(["the cat sat", "a cat"] * 20, 10)
+    with pytest.raises(ValueError, match="the page reads whole words"):
+        export_translator(replace(tiny_translator(), tokenizer=Tokenizer(units, units)), tmp_path / "m.js")

@@ -10,6 +10,15 @@ import pytest
 import sacrebleu
 import torch
 
+from attnbook.nmt import (
+    detokenize_french,
+    evaluate_real,
+    group_references,
+    paired_bootstrap,
+    replace_unknown,
+    score_against_references,
+    split_by_english,
+)
 from attnbook.nmt.corpus import (
     TATOEBA_ATTRIBUTION,
     CorpusEncodingError,
@@ -20,17 +29,7 @@ from attnbook.nmt.corpus import (
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.metrics import score_texts
 from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.studies.realdata import (
-    RealConfig,
-    detokenize_french,
-    evaluate_real,
-    group_references,
-    paired_bootstrap,
-    replace_unknown,
-    run_real_experiment,
-    score_against_references,
-    split_by_english,
-)
+from attnbook.studies.realdata import RealConfig, run_real_experiment
 
 SHIPPED_SHA256 = "c52ae3c5a2f6b3c96d985aad8e2f1aab814c6701cfa9face467989069624bcaa"
 

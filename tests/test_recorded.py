@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from attnbook.cli import main
+from attnbook.nmt import score_against_references
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.studies.pieces import packaged_units_comparison
-from attnbook.studies.realdata import RealConfig, run_real_experiment, score_against_references
+from attnbook.studies.realdata import RealConfig, run_real_experiment
 from attnbook.studies.recorded import (
     load_recorded_run,
     packaged_recorded_run,
@@ -83,7 +84,7 @@ def test_the_shipped_baseline_is_the_chapters_and_scores_below_the_attention_mod
     )
     assert config == chapter
     pairs = load_tatoeba(shipped_path()).pairs
-    from attnbook.studies.realdata import group_references, split_by_english
+    from attnbook.nmt import group_references, split_by_english
 
     split = split_by_english(pairs, test_fraction=0.1, val_fraction=0.05, seed=0)
     sources, references = group_references(split.test)

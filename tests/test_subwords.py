@@ -9,6 +9,7 @@ import torch
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.split import lowered_source, split_by_english
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, attention_to_words, learn_subwords
 from attnbook.studies.pieces import (
     PiecesEvaluation,
@@ -27,7 +28,7 @@ from attnbook.studies.pieces import (
     score_report,
     words_in_several_pieces,
 )
-from attnbook.studies.realdata import RealConfig, lowered_source, split_by_english
+from attnbook.studies.realdata import RealConfig
 
 
 @pytest.fixture(scope="module")
@@ -268,12 +269,59 @@ def test_cli_subwords_merge_writes_one_record(tmp_path, capsys):
     assert [r.seed for r in merged.runs_of("pieces")] == [0, 1]
 
 
-def test_cli_train_subwords_refuses_save_and_the_toy_grammar(capsys):
+def test_cli_train_subwords_refuses_record_and_the_toy_grammar(capsys):
     from attnbook.cli import main
 
     assert main(["train", "--subwords", "300"]) == 2
     assert "--subwords has no effect on a run on the toy grammar" in capsys.readouterr().err
-    assert main(["train", "--corpus", "tatoeba", "--subwords", "300", "--save", "x.pt"]) == 2
-    assert "--save and --record keep word-level runs only" in capsys.readouterr().err
     assert main(["train", "--corpus", "tatoeba", "--subwords", "300", "--record", "x.json"]) == 2
-    assert "--save and --record keep word-level runs only" in capsys.readouterr().err
+    assert "--record keeps word-level runs only" in capsys.readouterr().err
+
+
+def test_cli_saves_a_model_over_pieces_and_evaluate_and_translate_read_it_back(tmp_path, capsys):
+    """train --subwords --save, then evaluate --checkpoint on the run's own held-out sentences: the same
+    BLEU over the same sentences as the run printed before saving; translate --checkpoint prints what the
+    loaded Translator writes."""
+    import json
+
+    from attnbook.cli import main
+    from attnbook.nmt import Translator
+
+    lines = shipped_path().read_text(encoding="utf-8").splitlines()[::8]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "pieces.pt"
+    tiny = ["--emb-dim", "16", "--hidden-dim", "16", "--steps", "1", "--beam", "1", "--threads", "1"]
+    args = ["train", "--corpus-file", str(corpus), "--subwords", "300", *tiny, "--device", "cpu"]
+    assert main([*args, "--save", str(model), "--json"]) == 0
+    trained = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert trained["subwords"] == 300 and trained["src_vocab"] == 300 + 3  # <pad>, <sos>, <eos>
+
+    # the run's held-out sentences, as the lines of the file they came from
+    pairs = load_tatoeba(corpus, cased=True, strict=True).pairs
+    assert len(pairs) == len(lines)
+    data = RealConfig().data
+    held = split_by_english(
+        pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+        key=lowered_source,
+    ).test
+    chosen = {id(pair) for pair in held}
+    held_out = tmp_path / "held-out.txt"
+    held_out.write_text("".join(f"{line}\n" for line, p in zip(lines, pairs, strict=True) if id(p) in chosen))
+    assert main(["evaluate", "--checkpoint", str(model), "--corpus-file", str(held_out), "--beam", "1",
+                 "--device", "cpu", "--json"]) == 0  # fmt: skip
+    evaluated = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (evaluated["n_sentences"], evaluated["n_too_long"]) == (trained["n_sentences"], 0)
+    assert evaluated["bleu"] == pytest.approx(trained["bleu"], abs=1e-9)
+    assert evaluated["chrf"] == pytest.approx(trained["chrf"], abs=1e-9)
+    assert evaluated["cased"] is True  # pieces read and write case
+
+    loaded = Translator.load(model, device="cpu")
+    assert loaded.tokenizer.pieces
+    for sentence in ("I am cold.", " ".join(held[0].source)):
+        assert main(["translate", "--checkpoint", str(model), "--device", "cpu", "--json", sentence]) == 0
+        printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert printed["translation"] == loaded.translate(sentence)

@@ -15,10 +15,14 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 def test_translate_counts_unknown_words_and_rejects_empty_or_over_long_input(toy_splits, tiny_translator):
     translator = tiny_translator()
     known = toy_splits.train[0].source
-    result = translator.translate(f"{known[0]} zebra {known[1]}", max_len=5)
+    result = translator.translation(f"{known[0]} zebra {known[1]}", max_len=5)
     assert result.n_unknown == 1 and result.source == [known[0], "zebra", known[1]]
     assert result.weights.shape[1] == 4  # three tokens and <eos>
-    assert set(result.to_dict()) == {"source", "target", "weights", "n_unknown"}
+    assert set(result.to_dict()) == {"source", "target", "weights", "n_unknown", "text"}
+    assert (
+        translator.translate(f"{known[0]} zebra {known[1]}")
+        == translator.translation(f"{known[0]} zebra {known[1]}").text
+    )
     with pytest.raises(ValueError, match="empty sentence"):
         translator.translate("   ")
     with pytest.raises(ValueError, match="max_len=25"):
@@ -26,7 +30,7 @@ def test_translate_counts_unknown_words_and_rejects_empty_or_over_long_input(toy
     beam = translator.beam_search(list(known[:3]), beam_size=3, max_len=5)
     assert beam.n_unknown == 0
     assert (
-        translator.translate(list(known), beam_size=1).target
+        translator.translation(list(known), beam_size=1).target
         == translator.beam_search(known, beam_size=1).target
     )
 
@@ -36,7 +40,7 @@ def test_translating_pairs_in_batches_matches_one_at_a_time(toy_splits, tiny_tra
     translator.model.double().train()
     pairs = toy_splits.val[:7]
     batched = translator.translate_pairs(pairs, batch_size=3, max_len=6)
-    alone = [translator.translate(list(p.source), max_len=6).target for p in pairs]
+    alone = [translator.translation(list(p.source), max_len=6).target for p in pairs]
     assert batched == alone
     assert translator.model.training  # translating puts the model in eval mode only while it runs
 

@@ -15,10 +15,11 @@ from dataclasses import asdict, replace
 
 import torch
 
+from attnbook.nmt import evaluate_real, split_by_english
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.training import train
-from attnbook.studies import build_translator, comparison_model_config, evaluate_real, split_by_english
+from attnbook.studies import build_translator, comparison_model_config
 from attnbook.studies.realdata import RealConfig
 
 

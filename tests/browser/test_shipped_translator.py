@@ -3,12 +3,15 @@
 The chapter's box must load the shipped weights (``translator-tatoeba.js``, copied beside the pages by the
 build) with a script element when the reader first focuses it, with no network, and then translate as
 PyTorch does with the same int8 weights: the same tokens for 50 held-out English sentences, with greedy
-search and with a beam of 4. ``python -m attnbook translate`` without a checkpoint runs the same file, so
-it prints the page's translation.
+search and with a beam of 4, and the same printed French as the Python ``Translator`` writes (hyphens,
+elisions, spacing and unknown words copied through attention alike). The page's detokeniser passes the
+table of cases the Python and Node tests read. ``python -m attnbook translate`` without a checkpoint runs
+the same file, so it prints the page's translation.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from functools import partial
@@ -16,6 +19,7 @@ from functools import partial
 import pytest
 import torch
 from book_browser import HTML_DIR
+from book_config import REPO_ROOT
 from test_translator import first_step_margin, translate
 from test_widget_harness import FileBook, browser  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
@@ -26,9 +30,10 @@ from attnbook.nmt import (
     load_tatoeba,
     shipped_export,
     shipped_path,
+    split_by_english,
     tokenize_english,
 )
-from attnbook.studies import RealConfig, split_by_english
+from attnbook.studies import RealConfig
 
 N_SENTENCES = 50
 
@@ -75,15 +80,19 @@ def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights
 ):
     translator, sentences = shipped
     model = translator.model
-    agree = 0
+    agree = same_text = 0
     for sentence in sentences:
         shown = translate(chapter, sentence, beam)
+        printed = translator.translate(sentence, beam_size=beam)
+        same_text += shown["output"] == printed
         src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
         search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
         (expected,) = search(model, src, src != 0)
         expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
         if shown["ids"] == expected_ids:
             agree += 1
+            # the same tokens: the same text, to the character
+            assert shown["output"] == printed, (sentence, beam)
         elif beam == 1:  # a disagreement must be a near tie between two words (float64 page, float32 torch)
             k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
             margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
@@ -92,21 +101,34 @@ def test_the_page_translates_held_out_sentences_as_pytorch_with_the_same_weights
             )
     with capsys.disabled():
         print(
-            f"\nshipped model, beam {beam}: {agree} of {len(sentences)} held-out translations equal PyTorch's"
+            f"\nshipped model, beam {beam}: {agree} of {len(sentences)} held-out translations equal PyTorch's, "
+            f"{same_text} print the same text"
         )
     assert agree >= 0.96 * len(sentences), f"{agree} of {len(sentences)} equal PyTorch's (beam {beam})"
+    assert same_text >= agree
     assert not chapter.errors, chapter.errors
 
 
-def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chapter):
-    shown = translate(chapter, "I am cold.", 1)
+def test_the_pages_detokeniser_passes_the_shared_table(chapter):
+    cases = json.loads((REPO_ROOT / "tests" / "data" / "detok_cases.json").read_text(encoding="utf-8"))[
+        "cases"
+    ]
+    joined = chapter.tab.evaluate(
+        "(cases) => cases.map((c) => window.attnbookDetok.detokenizeFrench(c.tokens))", cases
+    )
+    assert joined == [case["text"] for case in cases]
+
+
+@pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "Do it again.", "I'm a zorblax."])
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chapter, shipped, sentence):
+    shown = translate(chapter, sentence, 1)
     printed = subprocess.run(
-        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
+        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", sentence],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()[0]
-    assert shown["status"] == "done" and printed == shown["output"]
+    assert shown["status"] == "done" and printed == shown["output"] == shipped[0].translate(sentence)
 
 
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(chapter, capsys):

@@ -140,7 +140,7 @@ def test_weights_shown_equal_pytorchs_and_the_matrix_responds(page, toy):
     sentence = toy[1][0]
     shown = translate(page, sentence, 1)
     data = json.loads(shown["matrix"].query_selector("script.aw-data").text_content())
-    expected = page.exported.translate(tokenize_english(sentence))
+    expected = page.exported.translation(tokenize_english(sentence))
     assert torch.allclose(
         torch.tensor(data["weights"], dtype=torch.float64), expected.weights.double(), atol=1e-5
     )

@@ -1,6 +1,7 @@
 // Bahdanau's seq2seq translator in the browser: the forward pass of attnbook.nmt.seq2seq, the searches of
 // attnbook.nmt.search, the tokeniser of attnbook.nmt.corpus and the unknown-word replacement of
-// attnbook.studies.realdata, written to be read beside that Python. Same names, one function per step.
+// attnbook.nmt.text, written to be read beside that Python. Same names, one function per step.
+// French tokens are joined into text by detok.js (attnbookDetok), which the page loads first.
 //
 // The weights come from a file written by attnbook.nmt.export_translator, which calls
 // attnbookTranslatorWeights(header, data). Vectors are Float64Arrays; a matrix is
@@ -19,16 +20,18 @@
   const UNK = 3;
   const UNK_TOKEN = "<unk>";
 
-  // --- text: attnbook.nmt.corpus.normalize and tokenize_english, detokenize_french ----------------
+  // --- text: attnbook.nmt.corpus.normalize and tokenize_english ---------------------------------------
 
   // Python's \w in a str pattern: letters, numbers and the underscore of any script.
   const WORD = "[\\p{L}\\p{N}_]";
   const APOSTROPHES = /[\u2019\u2018\u02bc`]/g;
   const SPACES = /[\s\u00a0\u202f\u2009]+/gu;
   const ENGLISH_TOKEN = new RegExp(WORD + "+(?:'" + WORD + "+)*|[^\\p{L}\\p{N}_\\s]", "gu");
-  // detokenize_french: "." "," ")" glue to the previous token; "(" and an elided word to the next.
-  const SPACE_BEFORE = / ([.,)])/g;
-  const SPACE_AFTER = /([(']) /g;
+  // detokenize_french, from detok.js
+  const detok = typeof module === "object" && module.exports ? require("./detok.js") : global.attnbookDetok;
+  const detokenizeFrench = detok.detokenizeFrench;
+  // What the translator does where the model writes <unk>: attnbook.nmt.text.UNKNOWN_DEFAULT.
+  const UNKNOWN_DEFAULT = "copy";
 
   function normalize(text) {
     text = text.normalize("NFC").replace(APOSTROPHES, "'").toLowerCase();
@@ -37,10 +40,6 @@
 
   function tokenizeEnglish(text) {
     return normalize(text).match(ENGLISH_TOKEN) || [];
-  }
-
-  function detokenizeFrench(tokens) {
-    return tokens.join(" ").replace(SPACE_BEFORE, "$1").replace(SPACE_AFTER, "$1");
   }
 
   // --- weights: decoding the export -----------------------------------------------------------------
@@ -353,8 +352,9 @@
     return { replaced, replacements };
   }
 
-  // A model made from an export's header and data: translate(text, beamSize) does what
-  // `python -m attnbook translate` does, and returns every number the page shows.
+  // A model made from an export's header and data: translate(text, beamSize, unknown) does what
+  // `python -m attnbook translate` does (unknown: "copy" or "keep", as --unknown), and returns every
+  // number the page shows.
   function Translator(header, data) {
     const weights = loadWeights(header, data);
     const srcIds = new Map(header.src_vocab.map((token, id) => [token, id]));
@@ -363,7 +363,7 @@
     this.header = header;
     this.weights = weights;
 
-    this.translate = (text, beamSize = 1) => {
+    this.translate = (text, beamSize = 1, unknown = UNKNOWN_DEFAULT) => {
       const source = tokenizeEnglish(text);
       if (source.length === 0) return { error: "empty", source };
       if (maxSrcLen && source.length > maxSrcLen) return { error: "too long", source, maxSrcLen };
@@ -373,7 +373,10 @@
       const found =
         beamSize === 1 ? greedyDecode(weights, ids) : beamSearch(weights, ids, beamSize);
       const target = found.ids.map((id) => header.tgt_vocab[id]);
-      const { replaced, replacements } = replaceUnknown(target, source, found.weights);
+      const { replaced, replacements } =
+        unknown === "keep"
+          ? { replaced: target, replacements: [] }
+          : replaceUnknown(target, source, found.weights);
       return {
         source,
         readAs: source.map((token) => (srcIds.has(token) ? token : UNK_TOKEN)),
@@ -395,6 +398,7 @@
     SOS,
     EOS,
     UNK,
+    UNKNOWN_DEFAULT,
     normalize,
     tokenizeEnglish,
     detokenizeFrench,

@@ -689,7 +689,8 @@ def translator_widget(
     file is at ``src``.
 
     The page runs the model itself (``seq2seq.js``, the forward pass and
-    searches of ``attnbook.nmt``). The weights, a file written by
+    searches of ``attnbook.nmt``, and ``detok.js``, its detokeniser).
+    The weights, a file written by
     ``attnbook.nmt.export_translator``, are not in the page:
     the widget loads them with a ``<script>`` element the first time the
     reader focuses the box, so a page opened from the disk works offline
@@ -781,6 +782,7 @@ def translator_widget(
         '<script type="application/json" '
         f'class="aw-data">{payload}</script>'
         f"<script>{_asset('widgets.js').replace('__AW_ID__', '')}</script>"
+        f"<script>{_asset('detok.js')}</script>"
         f"<script>{_asset('seq2seq.js')}</script>"
         + (
             f"<script>{_asset('grammar.js')}</script>"

@@ -14,6 +14,7 @@ import argparse
 from attnbook.cli.common import (
     InputError,
     case,
+    check_input_file,
     fail,
     print_json,
     text_out,
@@ -21,7 +22,7 @@ from attnbook.cli.common import (
 from attnbook.cli.flags import SubCommands
 from attnbook.cli.inputs import read_corpus, read_model
 from attnbook.cli.translate import add_model_options
-from attnbook.studies.realdata import evaluate_real
+from attnbook.nmt.heldout import evaluate_real
 
 
 def add_evaluate_command(commands: SubCommands) -> None:
@@ -53,10 +54,21 @@ def run_evaluate(args: argparse.Namespace) -> int:
     """Load the checkpoint and the file, translate, score, print
     (``--json``: the scores as JSON on standard output)."""
     try:
-        corpus = read_corpus(args.corpus_file, flag="--corpus-file")
+        # the file's path checked before the model loads, its text after,
+        # since a model over pieces reads it cased
+        check_input_file(args.corpus_file, "--corpus-file")
         translator = read_model(args.checkpoint, args.device)
+        corpus = read_corpus(
+            args.corpus_file,
+            cased=translator.tokenizer.cased,
+            flag="--corpus-file",
+        )
         max_src_len = translator.model.config.max_src_len
-        pairs = [p for p in corpus.pairs if len(p.source) <= max_src_len]
+        pairs = [
+            p
+            for p in corpus.pairs
+            if len(translator.tokenizer.source(p.source)) <= max_src_len
+        ]
         if not pairs:
             raise InputError(
                 f"{args.corpus_file}: every English sentence is longer "

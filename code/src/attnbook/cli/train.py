@@ -15,7 +15,8 @@ Examples::
     attnbook train --corpus tatoeba --save model.pt --json
     attnbook train --corpus-file eng-fra.txt --save model.pt
     # over 2,000 pieces per language
-    attnbook train --corpus tatoeba --subwords 2000 --json
+    attnbook train --corpus tatoeba --subwords 2000 --save pieces.pt \
+        --json
 
 Every output path is checked before training starts; bad input ends with
 one ``error:`` line on stderr and exit status 2.
@@ -318,10 +319,10 @@ def _train_on_pairs(args: argparse.Namespace) -> int:
     corpus = read_corpus(path, flag=flag)
     config = real_config_from_args(args, len(corpus.pairs))
     if config.data.subwords:
-        if args.save or args.record:
+        if args.record:
             raise InputError(
-                "--save and --record keep word-level runs only; leave "
-                "them out with --subwords"
+                "--record keeps word-level runs only; leave it out "
+                "with --subwords"
             )
         cased = read_corpus(path, cased=True)
         pieces = run_pieces_experiment(
@@ -385,6 +386,8 @@ def report_pieces(
     summary as JSON on standard output)."""
     summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(args.corpus_file)
+    if args.save:
+        experiment.translator.save(args.save)
     evaluation = experiment.evaluation
     out = text_out(args)
     print(
@@ -412,6 +415,8 @@ def report_pieces(
             f"{report['bleu_signature']}",
             file=out,
         )
+    if args.save:
+        print(f"saved to {args.save}", file=out)
     if args.json:
         print_json(summary)
     return 0

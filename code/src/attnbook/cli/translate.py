@@ -37,14 +37,14 @@ from attnbook.cli.common import (
 from attnbook.cli.flags import SubCommands, add_run_options, positive_int
 from attnbook.cli.inputs import read_model
 from attnbook.core.progress import tqdm
-from attnbook.nmt.corpus import tokenize_english
-from attnbook.nmt.data import SentencePair
-from attnbook.nmt.translator import Translator
-from attnbook.studies.realdata import (
-    UNK,
-    detokenize_french,
+from attnbook.nmt.data import UNK, SentencePair
+from attnbook.nmt.text import (
+    UNKNOWN_CHOICES,
+    UNKNOWN_DEFAULT,
+    check_unknown,
     replace_unknown,
 )
+from attnbook.nmt.translator import Translator
 
 STDIN = "-"
 """The ``--input`` that reads standard input."""
@@ -110,10 +110,12 @@ def add_translate_command(commands: SubCommands) -> None:
     )
     add_model_options(parser)
     parser.add_argument(
-        "--replace-unknown",
-        action="store_true",
-        help="copy the most attended English word where the model writes "
-        "<unk>",
+        "--unknown",
+        choices=UNKNOWN_CHOICES,
+        default=UNKNOWN_DEFAULT,
+        help="where the model writes <unk>: copy the most attended "
+        "English token, as the book's pages do, or keep <unk> "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--plot",
@@ -202,8 +204,12 @@ def read_sentences(source: str) -> list[str]:
     return text.splitlines()
 
 
-def _tokens(sentence: str, max_src_len: int, where: str) -> list[str]:
-    tokens = tokenize_english(sentence)
+def _tokens(
+    translator: Translator, sentence: str, where: str
+) -> list[str]:
+    """What the model reads for ``sentence`` (words, or pieces)."""
+    max_src_len = translator.model.config.max_src_len
+    tokens = translator.tokenizer.source(sentence)
     if len(tokens) > max_src_len:
         raise InputError(
             f"{where} has {len(tokens)} tokens, more than the "
@@ -218,16 +224,20 @@ def translate_tokens(
     tokens: list[str],
     *,
     beam: int = 1,
-    replace: bool = False,
+    unknown: str = UNKNOWN_DEFAULT,
 ) -> dict[str, Any]:
     """Translate ``tokens``: the JSON object ``translate --json`` prints
     (``source``, ``read_as``, ``translation``, ``tokens``, ``n_unknown``,
-    ``attention``), with the attention ``table`` as a tensor beside it."""
+    ``attention``), with the attention ``table`` as a tensor beside it.
+
+    ``tokens`` holds what the model wrote, ``<unk>`` included;
+    ``translation`` is its text, each ``<unk>`` copied from the English
+    token attended most where ``unknown="copy"``."""
     if not tokens:
-        return _record(translator, tokens, [], None, replace=replace)
-    result = translator.translate(tokens, beam_size=beam)
+        return _record(translator, tokens, [], None, unknown=unknown)
+    result = translator.translation(tokens, beam_size=beam, unknown="keep")
     return _record(
-        translator, tokens, result.target, result.weights, replace=replace
+        translator, tokens, result.target, result.weights, unknown=unknown
     )
 
 
@@ -237,12 +247,19 @@ def _record(
     target: list[str],
     weights: torch.Tensor | None,
     *,
-    replace: bool,
+    unknown: str,
 ) -> dict[str, Any]:
-    read_as = [t if t in translator.src_vocab else UNK for t in tokens]
+    check_unknown(unknown)
+    read_as = [
+        UNK if t not in translator.src_vocab or t == UNK else t
+        for t in tokens
+    ]
     target = list(target)
-    if replace and target:
-        target = replace_unknown(target, tokens, weights)
+    shown = (
+        replace_unknown(target, tokens, weights)
+        if unknown == "copy"
+        else target
+    )
     table = None
     if weights is not None and tokens:
         rows = [*target, "<eos>"][: weights.size(0)]
@@ -251,7 +268,7 @@ def _record(
     return {
         "source": tokens,
         "read_as": read_as,
-        "translation": detokenize_french(target) if target else "",
+        "translation": translator.tokenizer.text(shown) if target else "",
         "tokens": target,
         "n_unknown": read_as.count(UNK),
         "attention": None
@@ -266,7 +283,7 @@ def translate_many(
     sentences: list[list[str]],
     *,
     beam: int = 1,
-    replace: bool = False,
+    unknown: str = UNKNOWN_DEFAULT,
 ) -> list[dict[str, Any]]:
     """Translate ``sentences`` (token lists) in batches, as
     :func:`translate_tokens` translates each.
@@ -298,7 +315,7 @@ def translate_many(
                 if hypothesis is None
                 else translator.tgt_vocab.decode(hypothesis.ids),
                 None if hypothesis is None else hypothesis.weights,
-                replace=replace,
+                unknown=unknown,
             )
         )
     return records
@@ -337,10 +354,9 @@ def _translate_lines(
     translator: Translator, lines: list[str], args: argparse.Namespace
 ) -> int:
     where = "standard input" if args.input == STDIN else args.input
-    max_src_len = translator.model.config.max_src_len
     # every line checked before the first is translated
     sentences = [
-        _tokens(line, max_src_len, f"{where}, line {number},")
+        _tokens(translator, line, f"{where}, line {number},")
         for number, line in enumerate(lines, start=1)
     ]
     bar = tqdm(
@@ -357,7 +373,7 @@ def _translate_lines(
                 translator,
                 chunk,
                 beam=args.beam,
-                replace=args.replace_unknown,
+                unknown=args.unknown,
             )
             for record in records:
                 if args.json:
@@ -380,13 +396,11 @@ def _translate_sentence(
             "or translate many, one a line, with --input FILE",
             file=sys.stderr,
         )
-    tokens = _tokens(
-        sentence, translator.model.config.max_src_len, "the sentence"
-    )
+    tokens = _tokens(translator, sentence, "the sentence")
     if not tokens:
         raise InputError("the sentence has no words to translate")
     record = translate_tokens(
-        translator, tokens, beam=args.beam, replace=args.replace_unknown
+        translator, tokens, beam=args.beam, unknown=args.unknown
     )
     out = text_out(args)
     print(record["translation"], file=out)

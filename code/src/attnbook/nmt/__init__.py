@@ -1,6 +1,8 @@
 """Translation: sentence pairs and vocabularies, the toy grammar and the
-Tatoeba corpus, the seq2seq and Transformer models, search, the translator,
-training, and the metrics that score translations and attention."""
+Tatoeba corpus and its split by English sentence, the seq2seq and
+Transformer models, search, the translator and its text (tokeniser,
+detokeniser, unknown words), training, and the metrics that score
+translations and attention."""
 
 from attnbook.nmt.alignment_metrics import (
     AlignmentScores,
@@ -37,6 +39,7 @@ from attnbook.nmt.corpus import (
 from attnbook.nmt.data import (
     LENGTH_BUCKETS,
     SPECIALS,
+    UNK,
     Batch,
     SentencePair,
     Vocab,
@@ -67,10 +70,17 @@ from attnbook.nmt.grammar import (
     grammar_lexicon,
     make_splits,
 )
+from attnbook.nmt.heldout import RealEvaluation, evaluate_real
 from attnbook.nmt.metrics import (
+    UNK_SCORED,
+    MultiReferenceScore,
+    PairedBootstrap,
     TranslationMetrics,
+    paired_bootstrap,
+    score_against_references,
     score_texts,
     score_translations,
+    scored_text,
 )
 from attnbook.nmt.model import (
     Memory,
@@ -98,12 +108,26 @@ from attnbook.nmt.seq2seq import (
     Seq2SeqConfig,
     check_model_choices,
 )
+from attnbook.nmt.split import (
+    EnglishSplit,
+    group_references,
+    lowered_source,
+    split_by_english,
+)
 from attnbook.nmt.subwords import (
     SUBWORD_UNK,
     WORD_START,
     Subwords,
     attention_to_words,
     learn_subwords,
+)
+from attnbook.nmt.text import (
+    UNKNOWN_CHOICES,
+    UNKNOWN_DEFAULT,
+    Tokenizer,
+    check_unknown,
+    detokenize_french,
+    replace_unknown,
 )
 from attnbook.nmt.training import (
     LossRecord,
@@ -154,6 +178,10 @@ __all__ = [
     "TATOEBA_ATTRIBUTION",
     "TATOEBA_URL",
     "TUTORIAL_PREFIXES",
+    "UNK",
+    "UNKNOWN_CHOICES",
+    "UNKNOWN_DEFAULT",
+    "UNK_SCORED",
     "WORD_START",
     "AlignmentResult",
     "AlignmentScores",
@@ -168,6 +196,7 @@ __all__ = [
     "Encoder",
     "EncoderLayer",
     "EncoderMemory",
+    "EnglishSplit",
     "EvalResult",
     "Hypothesis",
     "LossRecord",
@@ -176,8 +205,11 @@ __all__ = [
     "Memory",
     "ModelConfig",
     "ModelSizes",
+    "MultiReferenceScore",
     "NeighbourCopier",
+    "PairedBootstrap",
     "PlainDecoder",
+    "RealEvaluation",
     "Schedule",
     "ScheduleDecision",
     "SentencePair",
@@ -185,6 +217,7 @@ __all__ = [
     "Seq2SeqConfig",
     "StepDecoder",
     "Subwords",
+    "Tokenizer",
     "ToyGrammar",
     "TrainConfig",
     "TrainResult",
@@ -211,34 +244,44 @@ __all__ = [
     "attention_to_words",
     "beam_search",
     "check_model_choices",
+    "check_unknown",
     "decode_stepwise",
+    "detokenize_french",
     "download_tatoeba",
     "error_by_position",
     "evaluate",
+    "evaluate_real",
     "evaluating",
     "export_translator",
     "generate_pairs",
     "grammar_lexicon",
     "greedy_decode",
+    "group_references",
     "head_alignment_accuracy",
     "iterate_batches",
     "learn_subwords",
     "length_bucket",
     "load_tatoeba",
+    "lowered_source",
     "make_batch",
     "make_splits",
     "mass_on_links",
     "neighbour_batch",
     "normalize",
+    "paired_bootstrap",
     "parse_tatoeba_lines",
     "read_export",
+    "replace_unknown",
     "sample_path",
+    "score_against_references",
     "score_texts",
     "score_translations",
+    "scored_text",
     "sequence_loss",
     "shipped_export",
     "shipped_path",
     "sinusoidal_positions",
+    "split_by_english",
     "teacher_forced_attention",
     "tokenize_english",
     "tokenize_french",

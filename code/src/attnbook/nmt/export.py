@@ -156,9 +156,14 @@ def export_translator(
         The path written.
 
     Raises:
-        ValueError: the model is not a Bahdanau seq2seq, or
-            ``quantization`` is not one of :data:`QUANTIZATIONS`.
+        ValueError: the model is not a Bahdanau seq2seq over whole words,
+            or ``quantization`` is not one of :data:`QUANTIZATIONS`.
     """
+    if translator.tokenizer.pieces:
+        raise ValueError(
+            "translator: the page reads whole words; a model over "
+            "SentencePiece pieces cannot be exported for it"
+        )
     model = translator.model
     if not isinstance(model, Seq2Seq):
         raise ValueError(

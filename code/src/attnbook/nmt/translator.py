@@ -1,12 +1,15 @@
 """A :class:`Translator`: a model with the two vocabularies it was built
-for, so words go in and out.
+for and its tokeniser, so text goes in and text comes out.
 
 A model reads ids; which word an id stands for is fixed by the vocabularies
-it was trained with. The three travel together, and are saved and loaded
+it was trained with, and which tokens a sentence is cut into by the
+tokeniser (:class:`~attnbook.nmt.text.Tokenizer`: whole words, or
+SentencePiece pieces). The four travel together, and are saved and loaded
 together: a checkpoint holds the model's kind (a key of
-:data:`MODEL_KINDS`), its configuration, the weights and both vocabularies,
-and is read with ``torch.load(weights_only=True)``, which refuses to run
-code stored in a file. The model is any
+:data:`MODEL_KINDS`), its configuration, the weights, both vocabularies
+and the tokeniser (the SentencePiece models' bytes for a model over
+pieces), and is read with ``torch.load(weights_only=True)``, which refuses
+to run code stored in a file. The model is any
 :class:`~attnbook.nmt.model.TranslationModel`:
 the recurrent seq2seq model or the Transformer.
 
@@ -29,9 +32,12 @@ the recurrent seq2seq model or the Transformer.
 ...     )
 ... )
 >>> translator = Translator(model, src_vocab, tgt_vocab)
->>> result = translator.translate(
+>>> text = translator.translate("The cat sleeps.")  # untrained: any French
+>>> isinstance(text, str)
+True
+>>> result = translator.translation(
 ...     "the cat sleeps", max_len=3
-... )  # untrained: any three French words
+... )  # the tokens, and the attention behind them
 >>> len(result.target) <= 3 and all(
 ...     word in tgt_vocab for word in result.target
 ... )
@@ -46,7 +52,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +70,21 @@ from attnbook.nmt.data import (
 from attnbook.nmt.model import TranslationModel, evaluating
 from attnbook.nmt.search import Hypothesis, beam_search, greedy_decode
 from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.text import (
+    UNKNOWN_DEFAULT,
+    Tokenizer,
+    check_unknown,
+    replace_unknown,
+)
 from attnbook.nmt.transformer import Transformer
 
-CHECKPOINT_FORMAT = "attnbook-translator-2"
+CHECKPOINT_FORMAT = "attnbook-translator-3"
 """The ``format`` entry of a checkpoint written by
 :meth:`Translator.save`."""
 
-# the first format: no kind entry, always a Seq2Seq
+# the earlier formats: no tokeniser (whole words); the first also no kind
+# entry, always a Seq2Seq
+_WORDS_ONLY_FORMAT = "attnbook-translator-2"
 _SEQ2SEQ_ONLY_FORMAT = "attnbook-seq2seq-1"
 
 MODEL_KINDS: dict[str, type[Seq2Seq] | type[Transformer]] = {
@@ -86,19 +100,23 @@ class Translation:
     """A translated sentence with its attention weights.
 
     Attributes:
-        source: the source tokens (unknown ones as given).
-        target: the translation's tokens.
+        source: the tokens the model read (unknown ones as given).
+        target: the tokens it wrote (``<unk>`` where it wrote one).
         weights: ``(len(target) + 1, len(source) + 1)`` weights (rows and
             columns include ``<eos>``; one row fewer when the search
             stopped at its length limit) or ``None`` for the baseline.
         n_unknown: how many source tokens the vocabulary did not know (they
             were read as ``<unk>``).
+        text: the translation as French text, each ``<unk>`` replaced as
+            the translator was asked (see
+            :data:`~attnbook.nmt.text.UNKNOWN_DEFAULT`).
     """
 
     source: list[str]
     target: list[str]
     weights: Tensor | None
     n_unknown: int
+    text: str
 
     def to_dict(self) -> dict[str, Any]:
         """The translation as plain values (weights as nested lists),
@@ -109,6 +127,7 @@ class Translation:
             "target": self.target,
             "weights": weights,
             "n_unknown": self.n_unknown,
+            "text": self.text,
         }
 
 
@@ -135,14 +154,17 @@ def _vocab_difference(
 
 @dataclass(frozen=True, eq=False)
 class Translator:
-    """A translation model (:class:`~attnbook.nmt.model.TranslationModel`)
-    and its two vocabularies.
+    """A translation model (:class:`~attnbook.nmt.model.TranslationModel`),
+    its two vocabularies and its tokeniser.
 
     Attributes:
         model: the model; it stays on its device, and inputs are
             moved there.
         src_vocab: the vocabulary of the sentences it reads.
         tgt_vocab: the vocabulary of the sentences it writes.
+        tokenizer: how English text becomes the tokens the model reads,
+            and the tokens it writes French text (whole words unless
+            given).
 
     Raises:
         ValueError: a vocabulary's size differs from the one the model was
@@ -152,6 +174,7 @@ class Translator:
     model: TranslationModel
     src_vocab: Vocab
     tgt_vocab: Vocab
+    tokenizer: Tokenizer = field(default_factory=Tokenizer)
 
     def __post_init__(self) -> None:
         config = self.model.config
@@ -215,34 +238,63 @@ class Translator:
 
     def translate(
         self,
+        text: str,
+        *,
+        beam_size: int = 1,
+        unknown: str = UNKNOWN_DEFAULT,
+    ) -> str:
+        """Translate English text into French text.
+
+        The text is cut by the translator's tokeniser, translated (greedy
+        search, or a beam), and what the model wrote is joined into text;
+        where it wrote ``<unk>``, ``unknown="copy"`` (the default, as in
+        the book's pages) copies the source token its attention weighs most
+        and ``"keep"`` keeps ``<unk>``.
+
+        Raises:
+            ValueError: the sentence is empty, longer than the model's
+                ``max_src_len``, or ``unknown`` is neither choice.
+        """
+        return self.translation(
+            text, beam_size=beam_size, unknown=unknown
+        ).text
+
+    def translation(
+        self,
         sentence: str | Sequence[str],
         *,
         beam_size: int = 1,
         max_len: int | None = None,
+        unknown: str = UNKNOWN_DEFAULT,
     ) -> Translation:
-        """Translate one sentence (a string split on spaces,
-        or a list of tokens).
+        """Translate one sentence and keep everything: the tokens read and
+        written, the attention, the text.
 
         Args:
-            sentence: the source sentence; a string is lower-cased and
-                split on spaces.
+            sentence: English text, cut by the tokeniser; or the tokens
+                the model reads, as a list.
             beam_size: 1 for greedy search, more for :meth:`beam_search`.
             max_len: the most target tokens; ``None`` allows
                 ``2 * len(source) + 5``.
+            unknown: ``"copy"`` or ``"keep"`` (see :meth:`translate`).
 
         Raises:
-            ValueError: the sentence is empty, or longer than the model's
-                ``max_src_len``.
+            ValueError: the sentence is empty, longer than the model's
+                ``max_src_len``, or ``unknown`` is neither choice.
         """
         if beam_size != 1:
             return self.beam_search(
-                sentence, beam_size=beam_size, max_len=max_len
+                sentence,
+                beam_size=beam_size,
+                max_len=max_len,
+                unknown=unknown,
             )
         return self._translate_one(
             sentence,
             lambda src, mask: greedy_decode(
                 self.model, src, mask, max_len
             ),
+            unknown,
         )
 
     def beam_search(
@@ -252,21 +304,25 @@ class Translator:
         beam_size: int = 4,
         max_len: int | None = None,
         length_penalty: float = 0.0,
+        unknown: str = UNKNOWN_DEFAULT,
     ) -> Translation:
         """Translate one sentence with
-        :func:`~attnbook.nmt.search.beam_search` (arguments as there)."""
+        :func:`~attnbook.nmt.search.beam_search` (arguments as there
+        and in :meth:`translation`)."""
         return self._translate_one(
             sentence,
             lambda src, mask: beam_search(
                 self.model, src, mask, beam_size, max_len, length_penalty
             ),
+            unknown,
         )
 
     def _translate_one(
-        self, sentence: str | Sequence[str], search: Any
+        self, sentence: str | Sequence[str], search: Any, unknown: str
     ) -> Translation:
+        check_unknown(unknown)
         tokens = (
-            sentence.lower().split()
+            self.tokenizer.source(sentence)
             if isinstance(sentence, str)
             else list(sentence)
         )
@@ -279,11 +335,17 @@ class Translator:
                 src, torch.ones_like(src, dtype=torch.bool)
             )
         target = self.tgt_vocab.decode(hypothesis.ids)
+        shown = (
+            replace_unknown(target, tokens, hypothesis.weights)
+            if unknown == "copy"
+            else target
+        )
         return Translation(
             tokens,
             target,
             hypothesis.weights,
             len(self.src_vocab.unknown(tokens)),
+            self.tokenizer.text(shown),
         )
 
     @torch.no_grad()
@@ -334,8 +396,8 @@ class Translator:
     # --- checkpoints -----------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        """Save the model's kind and configuration, its weights and both
-        vocabularies to ``path``; return it.
+        """Save the model's kind and configuration, its weights, both
+        vocabularies and the tokeniser to ``path``; return it.
 
         The file holds only tensors, strings and numbers, so :meth:`load`
         can read it with ``torch.load(weights_only=True)``.
@@ -349,6 +411,7 @@ class Translator:
                 "config": self.model.config.to_dict(),
                 "src_vocab": list(self.src_vocab.tokens),
                 "tgt_vocab": list(self.tgt_vocab.tokens),
+                "tokenizer": self.tokenizer.to_state(),
                 "state_dict": {
                     k: v.detach().cpu()
                     for k, v in self.model.state_dict().items()
@@ -431,6 +494,7 @@ class Translator:
             ) from error
         if not isinstance(stored, dict) or stored.get("format") not in (
             CHECKPOINT_FORMAT,
+            _WORDS_ONLY_FORMAT,
             _SEQ2SEQ_ONLY_FORMAT,
         ):
             raise ValueError(
@@ -464,5 +528,8 @@ class Translator:
         model.load_state_dict(stored["state_dict"])
         model.to(device if device is not None else get_device()).eval()
         return cls(
-            model, Vocab(stored["src_vocab"]), Vocab(stored["tgt_vocab"])
+            model,
+            Vocab(stored["src_vocab"]),
+            Vocab(stored["tgt_vocab"]),
+            Tokenizer.from_state(stored.get("tokenizer")),
         )

@@ -11,9 +11,9 @@ the lower-cased ones (the same held-out English sentences), learns
 pieces, translates the held-out sentences, joins the pieces back into words
 and the words into text, and scores the text with :func:`score_report`:
 cased, and lower-cased for comparison with the word-level model (whose text
-is lower-cased). Unknown-word replacement is for word models only;
-here the evaluation counts the held-out sentences that still contain an
-unknown piece.
+is lower-cased). It scores the pieces as the model wrote them, without
+unknown-word replacement, and counts the held-out sentences that still
+contain an unknown piece.
 
 A chapter cannot train six models for five epochs, so the comparison of
 words and pieces over three seeds is recorded once and ships with the
@@ -48,7 +48,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import sacrebleu
 import torch
 
 from attnbook.core.records import (
@@ -59,28 +58,22 @@ from attnbook.core.records import (
 )
 from attnbook.core.runtime import get_device
 from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.metrics import score_texts, scored_text
+from attnbook.nmt.split import (
+    EnglishSplit,
+    lowered_source,
+    split_by_english,
+)
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, learn_subwords
+from attnbook.nmt.text import Tokenizer, detokenize_french
 from attnbook.nmt.training import TrainResult, train
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import build_translator
-from attnbook.studies.realdata import (
-    UNK,
-    UNK_SCORED,
-    EnglishSplit,
-    RealConfig,
-    detokenize_french,
-    lowered_source,
-    run_real_experiment,
-    split_by_english,
-)
+from attnbook.studies.realdata import RealConfig, run_real_experiment
 
 PACKAGED_UNITS = "subwords_cpu.json"
 """The file name, in the package's ``data`` folder, of the recorded
 comparison of words and pieces."""
-
-
-# -------------------------------------------------------------------------
-# Scores a reader can place
 
 
 def score_report(
@@ -89,27 +82,11 @@ def score_report(
     *,
     cased: bool,
 ) -> dict[str, Any]:
-    """BLEU against every reference and against the first one only,
-    chrF, and BLEU's sacreBLEU signature.
-
-    The text is detokenised; sacreBLEU tokenises it with its default
-    ``13a`` tokeniser. With ``cased=False`` both sides are lower-cased
-    first (``lc`` in the signature).
-
-    Args:
-        hypotheses: one translation per sentence, as text.
-        references: for each sentence, one or more reference translations,
-            as text.
-        cased: score the case as written (sacreBLEU's default)
-            or ignore it.
-
-    Returns:
-        ``{"bleu", "bleu_single", "chrf", "bleu_signature", "cased"}``;
-        BLEU and chrF 0-100.
-
-    Raises:
-        ValueError: the lists differ in length, are empty, or a sentence
-            has no reference.
+    """What a record keeps of :func:`~attnbook.nmt.metrics.score_texts`:
+    BLEU against every reference and against the first one only, chrF,
+    BLEU's sacreBLEU signature and whether the scores tell case
+    (``cased=False`` lower-cases both sides first, ``lc`` in the
+    signature).
 
     >>> report = score_report(
     ...     ["Il fait froid."],
@@ -119,38 +96,11 @@ def score_report(
     >>> round(report["bleu"]), report["bleu_signature"].split("|")[1:3]
     (100, ['case:mixed', 'eff:no'])
     """
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            f"got {len(hypotheses)} hypotheses for {len(references)} "
-            "sentences"
-        )
-    if not hypotheses:
-        raise ValueError("cannot score no sentences")
-    if any(len(r) == 0 for r in references):
-        raise ValueError(
-            "every sentence needs at least one reference translation"
-        )
-    depth = max(len(r) for r in references)
-    streams = [
-        [r[k] if k < len(r) else None for r in references]
-        for k in range(depth)
-    ]
-    lowercase = not cased
-    bleu = sacrebleu.metrics.BLEU(lowercase=lowercase)
-    multi = bleu.corpus_score(list(hypotheses), streams)
-    single = sacrebleu.metrics.BLEU(lowercase=lowercase).corpus_score(
-        list(hypotheses), streams[:1]
-    )
-    chrf = sacrebleu.metrics.CHRF(lowercase=lowercase).corpus_score(
-        list(hypotheses), streams
-    )
-    return {
-        "bleu": multi.score,
-        "bleu_single": single.score,
-        "chrf": chrf.score,
-        "bleu_signature": str(bleu.get_signature()),
-        "cased": cased,
-    }
+    scores = score_texts(hypotheses, references, lowercase=not cased)
+    return {key: scores[key] for key in _REPORTED}
+
+
+_REPORTED = ("bleu", "bleu_single", "chrf", "bleu_signature", "cased")
 
 
 # -------------------------------------------------------------------------
@@ -233,7 +183,7 @@ def evaluate_pieces(
     pieces out) and score the joined text.
 
     Sentences are grouped as the word-level run groups them
-    (:func:`~attnbook.studies.realdata.lowered_source`), so the same
+    (:func:`~attnbook.nmt.split.lowered_source`), so the same
     sentences are scored; every cased French translation of a sentence is
     a reference.
 
@@ -264,11 +214,10 @@ def evaluate_pieces(
         beam_size=beam_size,
     )
     pieces = [translator.tgt_vocab.decode(h.ids) for h in decoded]
-    words = [
-        Subwords.join([UNK_SCORED if p == UNK else p for p in ps]).split()
-        for ps in pieces
+    # as the evaluation of every model on real pairs writes them
+    translations = [
+        scored_text(Subwords.join(ps).split()) for ps in pieces
     ]
-    translations = [detokenize_french(w) for w in words]
     references = list(grouped.values())
     return PiecesEvaluation(
         cased=score_report(translations, references, cased=True),
@@ -484,8 +433,15 @@ def _prepare_pieces(
         data.max_src_len,
         *(len(source_units.encode(p.source)) for p in pairs),
     )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
+    translator = replace(
+        build_translator(
+            config,
+            src_vocab,
+            tgt_vocab,
+            device=device,
+            max_src_len=longest,
+        ),
+        tokenizer=Tokenizer(source_units, target_units),
     )
     return _PreparedPieces(
         split,
@@ -572,10 +528,7 @@ def word_report(experiment: Any) -> dict[str, Any]:
     (lower-cased text, ``<unk>`` kept), and the count of held-out sentences
     with an unknown word."""
     evaluation = experiment.evaluation
-    texts = [
-        detokenize_french([UNK_SCORED if t == UNK else t for t in h])
-        for h in evaluation.hypotheses
-    ]
+    texts = [scored_text(h) for h in evaluation.hypotheses]
     references = [
         [detokenize_french(r) for r in refs]
         for refs in evaluation.references

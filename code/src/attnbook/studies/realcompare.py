@@ -16,7 +16,7 @@ Record it again with::
         --save code/src/attnbook/data/realcompare_cpu.json
 
 Both models read the same split
-(:func:`~attnbook.studies.realdata.split_by_english`), the same
+(:func:`~attnbook.nmt.split.split_by_english`), the same
 vocabularies and the same batches, with the same learning-rate schedule
 (:class:`~attnbook.studies.realdata.RealConfig`'s defaults);
 each seed changes the first weights and the batch order.
@@ -55,14 +55,14 @@ from attnbook.core.records import (
 )
 from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.data import SentencePair
+from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.model import evaluating
+from attnbook.nmt.split import EnglishSplit
 from attnbook.nmt.training import TrainResult, train
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import build_translator
 from attnbook.studies.realdata import (
-    EnglishSplit,
     RealConfig,
-    evaluate_real,
     prepare_real_data,
     train_real_start,
 )

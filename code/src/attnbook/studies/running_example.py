@@ -347,7 +347,7 @@ def running_example(
             )  # s_i, alpha_i
             states.append(state)
             weights.append(step_weights)
-        translation = translator.translate(
+        translation = translator.translation(
             list(RUNNING_PAIR.source)
         ).target
     stacked_weights = torch.cat(weights, dim=0)

@@ -1,0 +1,296 @@
+"""Text in and out of a translator: French tokens joined back into text,
+unknown words replaced through attention, and the tokeniser a
+:class:`~attnbook.nmt.translator.Translator` owns.
+
+A model reads and writes tokens; a reader types and reads text.
+:class:`Tokenizer` is the translator's half of that bargain: it cuts
+English text into what the model reads (whole lower-cased words, or
+SentencePiece pieces of the cased words) and joins what the model writes
+back into French text (:func:`detokenize_french`). Where the model
+writes ``<unk>``, :func:`replace_unknown` copies the source token its
+attention weighs most (the *copy* form of unknown-word replacement;
+Luong et al., 2015, and Jean et al., 2015).
+
+The same rules run in the book's pages (``detok.js`` and ``seq2seq.js``
+of :mod:`attnbook.book`), and one table of cases checks both.
+
+>>> detokenize_french(["sais", "-", "tu", "lire", "?"])
+'sais-tu lire ?'
+>>> Tokenizer().source("I'm cold.")
+["i'm", 'cold', '.']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from attnbook.nmt.corpus import tokenize_english
+from attnbook.nmt.data import UNK
+from attnbook.nmt.subwords import Subwords
+
+UNKNOWN_CHOICES = ("copy", "keep")
+"""What a translator does where its model writes ``<unk>``: copy the
+source token the attention weighs most (:func:`replace_unknown`),
+or keep ``<unk>``."""
+
+UNKNOWN_DEFAULT = "copy"
+"""The choice the command line and the book's pages both make.
+Copying is the default because a copy can only help the text: ``<unk>``
+matches no word of any reference, while the copied word often is the
+right one, since the words a vocabulary leaves out are mostly names and
+numbers, which translate as themselves (the real-sentences chapter
+measures the gain on held-out sentences). Nothing is hidden: the command
+line shows ``<unk>`` in its attention table and the page says which word
+was copied from where; ``"keep"`` prints the model's own ``<unk>``."""
+
+# -------------------------------------------------------------------------
+# French tokens back into text
+
+_GLUE_BEFORE = frozenset({".", ",", ")", "-"})
+"""Tokens written without a space before them."""
+_GLUE_AFTER = frozenset({"(", "-"})
+"""Tokens written without a space after them (besides elided words)."""
+_DIGITS = frozenset("0123456789")
+
+
+def detokenize_french(tokens: Sequence[str]) -> str:
+    """Join the loader's French tokens back into text:
+    ``["j'", "ai", "froid", "."]`` -> ``"j'ai froid."``.
+
+    The inverse of :func:`~attnbook.nmt.corpus.tokenize_french`
+    on the text it produces:
+
+    - an elided word (``j'``, ``qu'``, ``l'``) is glued to the next word;
+    - ``.``, ``,`` and ``)`` are glued to the previous token, ``(`` to the
+      next, and a hyphen to both of its neighbours (the loader splits
+      *allons-nous* and *a-t-il* at every ``-``; the shipped French has no
+      dash between spaces, so every ``-`` token was inside a word);
+    - a comma between two numbers is a decimal comma (``3,5``);
+    - a straight double quote opens, then closes (``dit "au revoir".``);
+    - ``!``, ``?``, ``:``, ``;`` and ``»`` keep the space French
+      typography puts before them, ``«`` the space after it.
+
+    Case is kept as the tokens have it (lower-cased words stay
+    lower-cased). A comma between two numbers is read as a decimal comma,
+    so the tokens of *en 1960, 5 personnes* lose the space after the
+    comma: they are the tokens of *3,5* too.
+
+    >>> detokenize_french(["j'", "ai", "froid", "."])
+    "j'ai froid."
+    >>> detokenize_french(["allons", "-", "nous", "y", "?"])
+    'allons-nous y ?'
+    >>> detokenize_french(["Qu'", "a", "-", "t", "-", "il", "dit", "?"])
+    "Qu'a-t-il dit ?"
+    >>> detokenize_french(["3", ",", "5", "%"])
+    '3,5 %'
+    """
+    pieces: list[str] = []
+    quote_open = False
+    for k, token in enumerate(tokens):
+        previous = tokens[k - 1] if k else ""
+        glued = (
+            k == 0
+            or token in _GLUE_BEFORE
+            or previous in _GLUE_AFTER
+            or (previous.endswith("'") and len(previous) > 1)
+            or (
+                previous == ","
+                and k >= 2
+                and tokens[k - 2][-1:] in _DIGITS
+                and token[:1] in _DIGITS
+            )
+            or (token == '"' and quote_open)
+            or (previous == '"' and quote_open)
+        )
+        if token == '"':
+            quote_open = not quote_open
+        pieces.append(token if glued else " " + token)
+    return "".join(pieces)
+
+
+# -------------------------------------------------------------------------
+# <unk> replaced through attention
+
+
+def replace_unknown(
+    target: Sequence[str], source: Sequence[str], weights: Tensor | None
+) -> list[str]:
+    """Replace each ``<unk>`` of a translation by the source token its
+    attention weighs most.
+
+    The *copy* form of unknown-word replacement (Luong et al.,
+    2015; Jean et al., 2015): where the model writes ``<unk>``,
+    look at the row of attention weights that produced it and copy the
+    source token with the largest weight (the first of equal ones).
+    It helps when the word translates as itself (names, numbers) and fails
+    otherwise; the source ``<eos>`` column is never copied.
+
+    Args:
+        target: the translation's tokens.
+        source: the source tokens as given (unknown words as the user wrote
+            them, not ``<unk>``).
+        weights: ``(>= len(target), len(source) + 1)`` attention weights,
+            one row per target token; ``None`` (a model without attention)
+            leaves the translation unchanged.
+
+    Shape:
+        - weights: rows for the target tokens, columns for the source
+          tokens and ``<eos>``.
+
+    Raises:
+        ValueError: ``weights`` has fewer rows or columns than the pair
+            needs.
+
+    >>> replace_unknown(
+    ...     ["<unk>", "dort", "."],
+    ...     ["tom", "sleeps", "."],
+    ...     torch.eye(4)[:3],
+    ... )
+    ['tom', 'dort', '.']
+    """
+    if weights is None or UNK not in target:
+        return list(target)
+    if weights.size(0) < len(target) or weights.size(1) < len(source):
+        raise ValueError(
+            f"weights must have at least ({len(target)}, {len(source)}) "
+            "entries for this pair, "
+            f"got {tuple(weights.shape)}"
+        )
+    copied = weights[: len(target), : len(source)].argmax(dim=-1).tolist()
+    return [
+        source[copied[i]] if token == UNK else token
+        for i, token in enumerate(target)
+    ]
+
+
+def check_unknown(unknown: str) -> str:
+    """``unknown`` if it is one of :data:`UNKNOWN_CHOICES`.
+
+    Raises:
+        ValueError: it is not.
+    """
+    if unknown not in UNKNOWN_CHOICES:
+        raise ValueError(
+            f"unknown must be one of {UNKNOWN_CHOICES}, got {unknown!r}"
+        )
+    return unknown
+
+
+# -------------------------------------------------------------------------
+# The tokeniser a translator owns
+
+
+@dataclass(frozen=True, eq=False)
+class Tokenizer:
+    """How a translator cuts English text into what its model reads, and
+    joins what the model writes into French text.
+
+    Without units it reads lower-cased whole words
+    (:func:`~attnbook.nmt.corpus.tokenize_english`); with both units it
+    reads the cased words cut into SentencePiece pieces
+    (:class:`~attnbook.nmt.subwords.Subwords`) and writes pieces, which
+    are joined into words before the words are joined into text.
+
+    Attributes:
+        source_units, target_units: the English and French pieces, or
+            ``None`` for whole words.
+
+    Raises:
+        ValueError: one of the two units is given without the other.
+    """
+
+    source_units: Subwords | None = None
+    target_units: Subwords | None = None
+
+    def __post_init__(self) -> None:
+        if (self.source_units is None) != (self.target_units is None):
+            raise ValueError(
+                "give both source_units and target_units (pieces) or "
+                "neither (whole words)"
+            )
+
+    @property
+    def pieces(self) -> bool:
+        """Whether the model reads and writes pieces."""
+        return self.source_units is not None
+
+    @property
+    def cased(self) -> bool:
+        """Whether the corpus it reads keeps its case (pieces do;
+        whole words are lower-cased)."""
+        return self.pieces
+
+    def words(self, text: str) -> list[str]:
+        """The English words and punctuation of ``text`` (cased when the
+        model reads pieces)."""
+        return tokenize_english(text, cased=self.cased)
+
+    def source(self, text: str | Sequence[str]) -> list[str]:
+        """What the model reads for ``text`` (a string, or its words as
+        :meth:`words` gives them)."""
+        words = self.words(text) if isinstance(text, str) else list(text)
+        if self.source_units is None:
+            return words
+        return self.source_units.encode(words)
+
+    def target(self, words: Sequence[str]) -> list[str]:
+        """What the model writes for the French ``words`` (the corpus
+        loader's tokens)."""
+        if self.target_units is None:
+            return list(words)
+        return self.target_units.encode(words)
+
+    def target_words(self, tokens: Sequence[str]) -> list[str]:
+        """The French words of what the model wrote (pieces joined)."""
+        if self.target_units is None:
+            return list(tokens)
+        return Subwords.join(tokens).split()
+
+    def text(self, tokens: Sequence[str]) -> str:
+        """What the model wrote, as French text.
+
+        >>> Tokenizer().text(["sais", "-", "tu", "lire", "?"])
+        'sais-tu lire ?'
+        """
+        return detokenize_french(self.target_words(tokens))
+
+    def to_state(self) -> dict[str, Any]:
+        """The tokeniser as a checkpoint entry: the kind, and the two
+        SentencePiece models' bytes as ``uint8`` tensors (which
+        ``torch.load(weights_only=True)`` reads)."""
+        if self.source_units is None or self.target_units is None:
+            return {"kind": "words"}
+        return {
+            "kind": "pieces",
+            "source_units": _bytes_tensor(self.source_units.model),
+            "target_units": _bytes_tensor(self.target_units.model),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any] | None) -> Tokenizer:
+        """A tokeniser read back from :meth:`to_state` (``None``: a
+        checkpoint written before translators kept one, whole words).
+
+        Raises:
+            ValueError: the entry names another kind.
+        """
+        if state is None or state.get("kind") == "words":
+            return cls()
+        if state.get("kind") != "pieces":
+            raise ValueError(
+                f"the tokeniser is of kind {state.get('kind')!r}; this "
+                "version knows 'words' and 'pieces'"
+            )
+        return cls(
+            Subwords(bytes(state["source_units"].tolist())),
+            Subwords(bytes(state["target_units"].tolist())),
+        )
+
+
+def _bytes_tensor(data: bytes) -> Tensor:
+    return torch.frombuffer(bytearray(data), dtype=torch.uint8).clone()
