@@ -1,9 +1,11 @@
-# The book's two commands (see README.md):
+# The book's commands (see README.md):
 #   make book   set up .venv if needed, execute the chapters that changed, build the HTML book into _build/html/
 #   make test   set up .venv if needed, run every test: ruff, the package's unit tests, the book's
 #               own guards, every chapter under nbval, the book build and its LaTeX sources with
 #               warnings as errors, and every built page in headless Chromium with no network
-#               (screenshots: _build/screenshots/)
+#               (screenshots: _build/screenshots/); ends with a table of each step's seconds
+#   make quick  the author's loop: lint, the unit tests (not the slow ones), and only the chapters
+#               that changed since they last passed (under nbval or in the build)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
 #   make gpu-check  every chapter as a plain script on the device at hand (no Jupyter needed)
 #   make pdf    the whole book as one PDF, _build/latex/attention-executed.pdf (needs TeX Live: see README)
@@ -13,23 +15,41 @@
 PYTHON ?= python3
 BIN := .venv/bin
 
-.PHONY: book test lint unit chapters build browser listings latex pdf gpu-check stress colab-check clean help
+.PHONY: book test quick changed-chapters lint unit chapters build browser listings latex pdf gpu-check stress colab-check clean help
 
 help:
-	@sed -n '1,11p' Makefile
+	@sed -n '1,13p' Makefile
 
 book:
 	@PYTHON=$(PYTHON) tools/setup_env.sh book
 	@tools/build_book.sh
 
+# Each step through tools/steps.sh, which stops at the first failure and prints the table of seconds.
+STEP := $(MAKE) --no-print-directory
 test:
-	@PYTHON=$(PYTHON) tools/setup_env.sh test
-	@tools/install_browser.sh
-	@$(MAKE) --no-print-directory lint
-	@$(MAKE) --no-print-directory unit
-	@tools/build_book.sh
-	@$(MAKE) --no-print-directory latex
-	@$(MAKE) --no-print-directory browser
+	@tools/steps.sh \
+	  set-up "PYTHON=$(PYTHON) tools/setup_env.sh test && tools/install_browser.sh" \
+	  lint "$(STEP) lint" \
+	  "unit tests and chapters" "$(STEP) unit" \
+	  build tools/build_book.sh \
+	  latex "$(STEP) latex" \
+	  browser "$(STEP) browser"
+
+# What an author runs after an edit: no build, no browser; a chapter runs only when its code, the package
+# or the environment changed since it last passed (tools/book_cache.py stale), and a chapter that passes
+# here is stored in the cache, so that the next `make quick`, `make book` or `make test` reuses it.
+quick:
+	@tools/steps.sh \
+	  set-up "PYTHON=$(PYTHON) tools/setup_env.sh test" \
+	  lint "$(STEP) lint" \
+	  "unit tests (not slow)" "OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 -m 'not slow' tests code/src/attnbook" \
+	  "changed chapters" "$(STEP) changed-chapters"
+
+changed-chapters:
+	@chapters=$$($(BIN)/python tools/book_cache.py stale) || exit 1; \
+	if [ -z "$$chapters" ]; then echo "== every chapter passed as it is now: none to run"; exit 0; fi; \
+	echo "== chapters that changed since they last passed:" $$chapters; \
+	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -q -p nbval_cache -n 2 --dist loadfile --nbval-lax $$chapters
 
 lint:
 	$(BIN)/ruff check .
@@ -47,9 +67,12 @@ unit:
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
+# BROWSER_WORKERS processes (pytest-xdist), each with its own Chromium; a test file stays on one worker
+# (--dist loadscope), so that its pages and translations are made once.
+BROWSER_WORKERS ?= 3
 browser:
 	@tools/install_browser.sh
-	$(BIN)/python -m pytest tests/browser
+	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --dist loadscope
 
 # Only the test that every listing fits the page's code column without scrolling sideways (part of
 # `make browser`): ruff keeps code/ and chapters/ to 75 characters, and every code column, a folded

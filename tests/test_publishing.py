@@ -245,3 +245,35 @@ def test_readme_pages_url_and_badges_agree_with_the_repository_of_config():
         re.findall(r"github\.com/([\w.-]+/[\w.-]+?)(?:@|/|\.git|\)|\"|`|$)", readme, re.MULTILINE)
     )
     assert repositories <= {f"{owner}/{repo}", "<owner>/<repo>"}, sorted(repositories)
+
+
+def test_readme_lists_every_command_of_the_command_line_as_a_pip_user_types_it():
+    from attnbook.cli.main import build_parser
+
+    (commands,) = [a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction"]
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("## The command line\n", 1)[1].split("\n## ", 1)[0]
+    shown = set(re.findall(r"^python -m attnbook ([\w-]+)", section, re.MULTILINE))
+    assert shown == set(commands.choices), f"README.md's command line shows {sorted(shown)}"
+    assert not re.search(r"^\.venv/bin/python -m attnbook", readme, re.MULTILINE)
+    # the command line comes before the module inventory, and the quick start before everything else
+    assert readme.index("## The command line") < readme.index("<!-- module inventory")
+    assert readme.index("## Quick start") == readme.index("\n## ") + 1
+
+
+def test_readme_times_of_long_commands_agree_with_their_help_and_recorded_runs():
+    readme = (REPO_ROOT / "README.md").read_text()
+    recorded = json.loads((REPO_ROOT / "code/src/attnbook/data/bottleneck_cpu.json").read_text())
+    minutes = recorded["seconds"] / 60
+    assert 25 <= minutes <= 35, "the recorded bottleneck study no longer takes about half an hour"
+    main = (REPO_ROOT / "code/src/attnbook/cli/main.py").read_text()
+    assert "half an hour on 2 CPU cores" in main
+    (line,) = [line for line in readme.splitlines() if line.startswith("python -m attnbook bottleneck")]
+    assert "about half an hour on 2 cores" in line and f"took {minutes:.0f} min" in line
+
+
+def test_the_package_page_on_the_registry_is_code_readme():
+    assert package_field("readme") == "README.md"
+    page = (REPO_ROOT / "code" / "README.md").read_text()
+    assert page.startswith("# attnbook\n") and "--index-url https://download.pytorch.org/whl/cpu" in page
+    assert pages_url() in page and "python -m attnbook" in page

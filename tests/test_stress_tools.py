@@ -16,6 +16,7 @@ import pytest
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 sys.path.insert(0, str(TOOLS))
 
+import claims_log  # noqa: E402
 import colab_check  # noqa: E402
 import stress  # noqa: E402
 
@@ -66,3 +67,47 @@ def test_colab_check_points_each_chapters_install_line_at_the_commit_under_test(
     rewritten = colab_check.INSTALL_URL.sub(lambda match: url + match.group(1), source)
     assert f'"attnbook @ {url}#subdirectory=code"' in rewritten
     assert "github.com" not in rewritten
+
+
+def test_claims_logged_by_a_chapter_are_read_back_and_tabled_closest_first(tmp_path, monkeypatch):
+    from attnbook.benchmark import record_claim
+
+    log = tmp_path / "02.claims.jsonl"
+    monkeypatch.setenv(claims_log.CLAIMS_LOG, str(log))
+    record_claim("faster", 1.2, 1.0, ">")
+    record_claim("below the count", 2.0, 8.0, "<")
+    with pytest.raises(AssertionError, match=r"slower: 0\.9 is not > 1"):
+        record_claim("slower", 0.9, 1.0, ">")
+    claims = claims_log.read_claims(log, round="busy", chapter="02")
+    assert [c["claim"] for c in claims] == ["faster", "below the count", "slower"]  # the failed one too
+    assert claims[0]["round"] == "busy" and claims[1]["margin"] == pytest.approx(4.0)
+    table = claims_log.claims_table(claims, ("round", "chapter"))
+    assert table[0].split() == ["round", "chapter", "claim", "value", "bound", "margin", "holds"]
+    rows = [line.split() for line in table[1:]]
+    # closest to its bound first: the failure (0.9 of its bound), then 1.2 times, then 4 times
+    assert [row[-2:] for row in rows] == [["0.90", "NO"], ["1.20", "yes"], ["4.00", "yes"]]
+    assert rows[0][:2] == ["busy", "02"] and rows[2][-5:-2] == ["2", "<", "8"]
+    summary = claims_log.closest_summary(claims, n=2)
+    assert summary == "3 time claims, 1 failed; closest to their bounds: slower 0.90x; faster 1.20x"
+    assert claims_log.read_claims(tmp_path / "none.jsonl") == []
+    assert claims_log.claims_table([]) == ["no time claim was logged"]
+
+
+def test_without_the_variable_a_claim_is_asserted_and_nothing_is_written(tmp_path, monkeypatch):
+    from attnbook.benchmark import CLAIMS_LOG, record_claim
+
+    assert CLAIMS_LOG == claims_log.CLAIMS_LOG
+    monkeypatch.delenv(CLAIMS_LOG, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert record_claim("faster", 3.0, 1.0) == 3.0
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(AssertionError):
+        record_claim("under", 3.0, 1.0, "<")
+    with pytest.raises(ValueError, match="'<' or '>'"):
+        record_claim("odd", 3.0, 1.0, ">=")
+
+
+def test_stress_and_colab_check_give_each_chapter_its_claims_log():
+    for tool in (stress, colab_check):
+        source = Path(tool.__file__).read_text()
+        assert "CLAIMS_LOG" in source and "claims_table(" in source and "closest_summary(" in source

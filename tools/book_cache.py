@@ -19,6 +19,7 @@ unchanged chapters from the cache.
     python tools/book_cache.py prepare        # before the build; prints the build's extra flags
     python tools/book_cache.py finish STATUS  # after it: records a passing build, prints the table
     python tools/book_cache.py fingerprint    # the fingerprint and what it covers
+    python tools/book_cache.py stale          # the chapters the cache has no passing run of (make quick)
 """
 
 from __future__ import annotations
@@ -156,6 +157,26 @@ def print_table() -> None:
     )
 
 
+def stale_chapters(root: Path = ROOT, cache: Path = CACHE) -> list[Path]:
+    """The chapters whose code, with the package and environment of now, has no executed copy in the
+    cache: every chapter when the cache was filled under another fingerprint, else those that changed
+    since they last passed (under nbval or in the build)."""
+    chapters = sorted((root / "chapters").glob("*.ipynb"))
+    if _read(cache / CACHE_STAMP.name) != fingerprint(root):
+        return chapters
+    import nbformat
+    from jupyter_cache import get_cache
+
+    executed = get_cache(str(cache))
+    stale = []
+    for chapter in chapters:
+        try:
+            executed.match_cache_notebook(nbformat.read(chapter, as_version=4))
+        except KeyError:
+            stale.append(chapter)
+    return stale
+
+
 def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else "fingerprint"
     if command == "prepare":
@@ -164,6 +185,9 @@ def main(argv: list[str]) -> int:
         finish(int(argv[2]))
     elif command == "table":
         print_table()
+    elif command == "stale":
+        for chapter in stale_chapters():
+            print(chapter.relative_to(ROOT))
     elif command == "fingerprint":
         for name, value in fingerprint_inputs().items():
             print(f"{value[:16]:16}  {name}")

@@ -21,7 +21,9 @@ this runs all of them, from a clone, in an environment built from nothing):
    (Colab runs from ``/content``), after uninstalling the package that the previous chapter installed, so
    that every chapter's first cell installs it again, as in a new Colab runtime.
 
-It prints each chapter's result and time and exits with 1 if any failed. The torch installed is the one
+It prints each chapter's result and time, then every time claim the chapters asserted (the measured value
+beside its bound, attnbook.benchmark.record_claim), closest to its bound first, and exits with 1 if any
+chapter failed. The torch installed is the one
 ``COLAB_TORCH`` names, as pip arguments (default ``torch``; e.g. ``torch==2.13.0`` or
 ``torch --index-url https://download.pytorch.org/whl/cpu``); pip's own configuration says where it comes from.
 """
@@ -38,6 +40,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from claims_log import CLAIMS_LOG, claims_table, closest_summary, read_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -148,6 +152,7 @@ def check_chapter(path: Path, python: Path, kernels: Path, url: str, scratch: Pa
     run([python, "-m", "pip", "uninstall", "--quiet", "--yes", "attnbook"], capture_output=True)
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "PYTHONPATH", "VIRTUAL_ENV")}
     env["MPLBACKEND"] = "Agg"
+    env[CLAIMS_LOG] = str(scratch / f"{path.stem}.claims.jsonl")
     result = subprocess.run(
         [python, "-c", EXECUTE, copy, kernels, content, str(CELL_TIMEOUT_S)],
         capture_output=True,
@@ -185,14 +190,18 @@ def main(argv: list[str]) -> int:
         url = f"git+file://{clone}@{sha}"
         kernels = kernel_spec(python, scratch)
         print(f"commit {sha[:12]}: {len(chapters)} chapter(s), each installing {url}", flush=True)
-        results = []
+        results, claims = [], []
         for chapter in chapters:
             report = check_chapter(clone / "chapters" / chapter.name, python, kernels, url, scratch)
             status = "ok" if report["error"] is None else "FAILED"
             results.append((chapter.stem, report["seconds"], status))
+            claims += read_claims(scratch / f"{chapter.stem}.claims.jsonl", chapter=chapter.stem)
             print(f"   {chapter.stem:36} {report['seconds']:8.1f} s  {status}", flush=True)
             if report["error"] is not None:
                 print("\n".join(f"      {line}" for line in report["error"].splitlines()[-25:]), flush=True)
+    print("\ntime claims, closest to their bounds first (margin: times over the bound)")
+    print("\n".join(claims_table(claims)))
+    print(closest_summary(claims))
     failed = [r for r in results if r[2] != "ok"]
     total = sum(seconds for _, seconds, _ in results)
     print(f"\n{len(results) - len(failed)} of {len(results)} chapters ran as in Colab ({total / 60:.1f} min)")

@@ -6,7 +6,9 @@
     python tools/stress.py --minutes 60           # stop everything after an hour (the default: 120)
 
 Each round (by default ``memory`` then ``threads``) starts its neighbours, then runs the chapters one after another, each under nbval in a fresh
-kernel from its own temporary folder, and prints a table of each chapter's time and result:
+kernel from its own temporary folder, and prints a table of each chapter's time and result, and at the end
+a table of every time claim the chapters asserted (attnbook.benchmark.record_claim): its measured value,
+its bound and the margin, the closest to its bound first (each chapter's claims in LOGS/ROUND/*.claims.jsonl):
 
 - ``busy``: one busy process on every core (a loop that never sleeps), one thread per chapter
   (``OMP_NUM_THREADS=1``, as ``make test`` runs them);
@@ -38,6 +40,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from claims_log import CLAIMS_LOG, claims_table, closest_summary, read_claims
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -147,6 +151,8 @@ def run_chapter(path: Path, env: dict[str, str], timeout_s: float, logs: Path) -
             "--nbval-lax",
             str(copy),
         ]
+        env = env | {CLAIMS_LOG: str(logs / f"{path.stem}.claims.jsonl")}
+        (logs / f"{path.stem}.claims.jsonl").unlink(missing_ok=True)
         start = time.perf_counter()
         with open(logs / f"{path.stem}.log", "w") as log:
             process = subprocess.Popen(
@@ -199,6 +205,7 @@ def main(argv: list[str]) -> int:
     deadline = time.time() + 60 * args.minutes
     print(f"stress: {len(chapters)} chapter(s), rounds {names}, {os.cpu_count()} cores", flush=True)
     results: list[tuple[str, str, float, str]] = []
+    claims: list[dict] = []
     started = time.perf_counter()
     for name in names:
         round_ = ROUNDS[name]
@@ -216,6 +223,7 @@ def main(argv: list[str]) -> int:
                     continue
                 seconds, status = run_chapter(path, env, min(left, 60 * args.chapter_minutes), logs)
                 results.append((name, path.stem, seconds, status))
+                claims += read_claims(logs / f"{path.stem}.claims.jsonl", round=name, chapter=path.stem)
                 print(f"   {path.stem:36} {seconds:8.1f} s  {status}", flush=True)
                 if status != "ok":
                     print(failure_summary(logs / f"{path.stem}.log"), flush=True)
@@ -226,6 +234,9 @@ def main(argv: list[str]) -> int:
     print(f"\n{'round':8} {'chapter':36} {'seconds':>8}  result")
     for round_name, chapter, seconds, status in results:
         print(f"{round_name:8} {chapter:36} {seconds:8.1f}  {status}")
+    print("\ntime claims, closest to their bounds first (margin: times over the bound)")
+    print("\n".join(claims_table(claims, ("round", "chapter"))))
+    print(closest_summary(claims))
     total = time.perf_counter() - started
     print(
         f"\n{len(results) - len(failed)} of {len(results)} passed in {total / 60:.1f} min; logs in {args.logs}"

@@ -2,7 +2,10 @@
 network, and one visit per page whose findings every test reads.
 
 Run after the build (`make browser`, which `make test` calls last):
-    .venv/bin/python -m pytest tests/browser
+    .venv/bin/python -m pytest tests/browser -n 2 --dist loadscope
+With pytest-xdist each worker is its own process with its own Chromium, HTTP server and pages; a test
+module stays on one worker (--dist loadscope), so its module fixtures and caches are made once. Each
+worker writes the pages it visited to _build/screenshots/visits/, and the run's summary reads them all.
 The main run (`pytest tests chapters`) does not collect this folder (pytest.ini's norecursedirs).
 
 Chromium is Debian's /usr/bin/chromium (tools/install_browser.sh installs it), driven by
@@ -20,12 +23,13 @@ import time
 from dataclasses import asdict
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from book_browser import CHROMIUM, CHROMIUM_ARGS, HTML_DIR, SCREENSHOT_DIR, Book, PageVisit, QuietHandler
 from book_config import REPO_ROOT
 
-_SESSION: dict = {"start": time.perf_counter(), "book": None}  # for the summary at the end
+_START = time.perf_counter()  # for the summary at the end
 
 
 @pytest.fixture(scope="session")
@@ -63,27 +67,39 @@ def chromium():
             browser.close()
 
 
-@pytest.fixture(scope="session")
-def book(base_url, chromium):
-    if SCREENSHOT_DIR.is_dir():
+VISITS_DIR = SCREENSHOT_DIR / "visits"  # one file per process: the pages it visited
+
+
+def _worker(config) -> str | None:
+    """This process's pytest-xdist worker id, or None in the process that reports (with or without xdist)."""
+    return getattr(config, "workerinput", {}).get("workerid")
+
+
+def pytest_configure(config):
+    if _worker(config) is None and SCREENSHOT_DIR.is_dir():
         shutil.rmtree(SCREENSHOT_DIR)  # no screenshot of a page that is gone survives
-    book = _SESSION["book"] = Book(chromium, base_url)
+
+
+@pytest.fixture(scope="session")
+def book(base_url, chromium, request):
+    book = Book(chromium, base_url)
     yield book
-    _write_report(book)
+    visits = [
+        asdict(v) | {"figures_loaded": v.figures_loaded}
+        for v in book.visits.values()
+        if isinstance(v, PageVisit)
+    ]
+    VISITS_DIR.mkdir(parents=True, exist_ok=True)
+    (VISITS_DIR / f"{_worker(request.config) or 'main'}.json").write_text(json.dumps(visits, indent=1) + "\n")
 
 
-def _write_report(book: Book) -> None:
-    visits = [visit for visit in book.visits.values() if isinstance(visit, PageVisit)]
-    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    report = [asdict(visit) | {"figures_loaded": visit.figures_loaded} for visit in visits]
-    (SCREENSHOT_DIR / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-
-
-def pytest_terminal_summary(terminalreporter):
-    book = _SESSION["book"]
-    if book is None:
+def pytest_terminal_summary(terminalreporter, config):
+    if _worker(config) is not None or not VISITS_DIR.is_dir():
         return
-    visits = [visit for visit in book.visits.values() if isinstance(visit, PageVisit)]
+    found = {v["page"]: v for path in sorted(VISITS_DIR.glob("*.json")) for v in json.loads(path.read_text())}
+    visits = [SimpleNamespace(**found[page]) for page in sorted(found)]
+    report = [vars(v) for v in visits]
+    (SCREENSHOT_DIR / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     write = terminalreporter.write_line
     terminalreporter.section("the book in Chromium, offline")
     header = ("page", "equations", "typeset", "figures", "loaded", "errors", "external", "seconds")
@@ -96,7 +112,7 @@ def pytest_terminal_summary(terminalreporter):
         f"{len(visits)} pages: {sum(v.typeset for v in visits)}/{sum(v.equations for v in visits)} equations "
         f"typeset, {sum(v.figures_loaded for v in visits)}/{sum(len(v.images) for v in visits)} figures "
         f"loaded, {sum(len(v.external_requests) for v in visits)} external requests blocked; "
-        f"browser test {time.perf_counter() - _SESSION['start']:.1f} s; "
+        f"browser test {time.perf_counter() - _START:.1f} s; "
         f"screenshots in {SCREENSHOT_DIR.relative_to(REPO_ROOT)}/"
     )
     for v in visits:

@@ -35,6 +35,11 @@ from attnbook.benchmark.bench_results import (
     PrecomputeTiming,
     VariantTiming,
 )
+from attnbook.benchmark.claims import (
+    CLAIMS_LOG,
+    claim_margin,
+    record_claim,
+)
 from attnbook.benchmark.timing import (
     Timing,
     peak_cuda_bytes,
@@ -42,6 +47,7 @@ from attnbook.benchmark.timing import (
 )
 
 __all__ = [
+    "CLAIMS_LOG",
     "GRIDS",
     "PACKAGED_CUDA_RESULT",
     "PRECOMPUTE_SPEEDUP_REFERENCE",
@@ -55,6 +61,7 @@ __all__ = [
     "VariantTiming",
     "attention_flops",
     "attention_weight_bytes",
+    "claim_margin",
     "default_grid",
     "fit_loglog_slope",
     "format_report",
@@ -64,6 +71,7 @@ __all__ = [
     "peak_cuda_bytes",
     "precompute_multiply_adds",
     "predicted_precompute_speedup",
+    "record_claim",
     "run_benchmark",
     "sdpa_context",
     "time_attention_point",
