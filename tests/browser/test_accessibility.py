@@ -61,30 +61,50 @@ def open_page(book, page: str):
     return context, tab
 
 
+class Audits:
+    """One visit per page, kept for the run (per worker under xdist): its figures as a screen reader
+    meets them, then axe's violations in each mode. Every violation goes to AXE_DIR/<page>__<mode>.json."""
+
+    def __init__(self, book):
+        self.book = book
+        self.pages: dict[str, dict] = {}
+
+    def of(self, page: str) -> dict:
+        if page not in self.pages:
+            context, tab = open_page(self.book, page)
+            try:
+                found = {"figures": tab.evaluate(READ_FIGURES_JS)}
+                for theme in THEMES:
+                    tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
+                    tab.evaluate(
+                        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+                    )
+                    found[theme] = audit(tab, THEME_EXCLUDES)
+                    AXE_DIR.mkdir(parents=True, exist_ok=True)
+                    report = {"page": page, "theme": theme, "axe": axe_version(), "violations": found[theme]}
+                    name = f"{page.replace('/', '__')}__{theme}.json"
+                    (AXE_DIR / name).write_text(json.dumps(report, indent=1) + "\n")
+            finally:
+                context.close()
+            self.pages[page] = found
+        return self.pages[page]
+
+
+@pytest.fixture(scope="module")
+def audits(book):
+    return Audits(book)
+
+
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("page", PAGES)
-def test_axe_finds_no_serious_violation(book, page, theme):
-    context, tab = open_page(book, page)
-    try:
-        tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
-        tab.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-        violations = audit(tab, THEME_EXCLUDES)
-    finally:
-        context.close()
-    AXE_DIR.mkdir(parents=True, exist_ok=True)
-    report = {"page": page, "theme": theme, "axe": axe_version(), "violations": violations}
-    (AXE_DIR / f"{page.replace('/', '__')}__{theme}.json").write_text(json.dumps(report, indent=1) + "\n")
-    bad = failing(violations)
+def test_axe_finds_no_serious_violation(audits, page, theme):
+    bad = failing(audits.of(page)[theme])
     assert not bad, f"axe {axe_version()}, {theme} mode:\n" + describe(bad, page)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_figure_has_a_text_alternative(book, page):
-    context, tab = open_page(book, page)
-    try:
-        found = tab.evaluate(READ_FIGURES_JS)
-    finally:
-        context.close()
+def test_every_figure_has_a_text_alternative(audits, page):
+    found = audits.of(page)["figures"]
     images = [image for image in found["images"] if not image["hidden"]]
     unnamed = [image["src"] for image in images if not (image["alt"] or "").strip()]
     assert not unnamed, f"{page}: images without alt text: {unnamed}"
