@@ -80,7 +80,9 @@ def harness(browser, toy, tmp_path_factory):  # noqa: F811
 
 @pytest.fixture
 def page(harness):
-    """The harness page, with the console's errors and the blocked requests of this test alone."""
+    """The harness page loaded afresh (no test sees where another left a widget), with the console's
+    errors and the blocked requests of this test alone."""
+    harness.tab.reload(wait_until="load")
     harness.errors.clear()
     harness.external.clear()
     yield harness
@@ -351,17 +353,14 @@ def test_reduced_motion_stills_every_widget(browser, tmp_path, motion):  # noqa:
 
 def test_axe_finds_no_serious_violation_in_the_widgets(page):
     """axe-core over the harness page once the translator has drawn a translation (its matrix and
-    stepper included), a matrix cell focused and hovered."""
+    stepper included) and with a matrix cell focused."""
     wid = "aw-keyboard-translator"
     root = f"document.getElementById('{wid}')"
-    if not page.tab.evaluate(f"() => Number({root}.dataset.done || 0)"):
-        tab_into(page, wid)
-        page.tab.wait_for_function(
-            f"() => {root}.querySelector('[data-role=status]').dataset.kind === 'ready'"
-        )
-        page.tab.keyboard.type(page.sentences[1])
-        page.tab.keyboard.press("Enter")
-        page.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 1")
+    tab_into(page, wid)
+    page.tab.wait_for_function(f"() => {root}.querySelector('[data-role=status]').dataset.kind === 'ready'")
+    page.tab.keyboard.type(page.sentences[1])
+    page.tab.keyboard.press("Enter")
+    page.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 1")
     tab_into(page, "aw-harness-matrix")
     press(page, "ArrowDown")
     violations = audit(page.tab, ["#kb-start"])
