@@ -20,6 +20,7 @@ import pytest
 from axe import THEME_EXCLUDES, audit, axe_version, describe, failing
 from book_browser import SCREENSHOT_DIR, SETTLE_JS, TIMEOUT_MS, VIEWPORT, is_local
 from book_config import toc_files
+from test_contrast import STILL_CSS
 
 PAGES = toc_files()
 THEMES = ("light", "dark")
@@ -74,6 +75,9 @@ class Audits:
             context, tab = open_page(self.book, page)
             try:
                 found = {"figures": tab.evaluate(READ_FIGURES_JS)}
+                # the theme's transitions stopped, so that axe reads each mode's final colours (mid-way
+                # through the switch, the search button's text was half-way to its dark colours)
+                tab.add_style_tag(content=STILL_CSS)
                 for theme in THEMES:
                     tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
                     tab.evaluate(
@@ -189,6 +193,7 @@ def test_every_widget_shows_a_focus_ring_that_stands_out(book, page, theme):
     outline at least 2 px wide whose colour has a contrast of 3:1 or more with the background behind it."""
     context, tab = open_page(book, page)
     try:
+        tab.add_style_tag(content=STILL_CSS)
         tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
         roots = tab.evaluate(
             "() => [...document.querySelectorAll('.attention-widget[id], .attn-translator[id]')]"
