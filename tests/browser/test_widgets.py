@@ -133,9 +133,10 @@ def use_matrix(page: WidgetPage, root) -> None:
     shown = page.read(root)
     assert shown["fields"] == {"target": data["tgt"][0]}
     assert shown["bars"] == [f"{w:.2f}" for w in weights[0]]
-    # the keyboard: focus starts at the first cell, ArrowDown moves a row, ArrowRight a column
+    # the keyboard: focus starts at the first cell (the matrix's one stop in the tab order), ArrowDown
+    # moves a row, ArrowRight a column
     page.tab.mouse.move(0, 0)
-    root.query_selector(".aw-grid").focus()
+    root.query_selector(".aw-cell[data-row='0'][data-col='0']").focus()
     page.tab.keyboard.press("ArrowDown")
     page.tab.keyboard.press("ArrowRight")
     rows, cols = len(weights), len(weights[0])

@@ -93,6 +93,8 @@
   const output = element("div", "at-output");
   output.dataset.role = "output";
   output.lang = "fr";
+  // the French is read out when it appears, as the status line is
+  output.setAttribute("aria-live", "polite");
   const unknown = element("div", "at-unknown");
   unknown.dataset.role = "unknown";
   const figures = element("div", "at-figures");

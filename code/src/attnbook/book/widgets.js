@@ -98,7 +98,12 @@
         input.value = Math.max(0, Math.min(+input.max, +input.value + move));
         onChange(+input.value);
       });
-      return { box, input, text };
+      // The text beside the slider, which a screen reader also reads as the slider's value.
+      const say = (value) => {
+        text.textContent = value;
+        input.setAttribute("aria-valuetext", value);
+      };
+      return { box, input, text, say };
     };
 
     // One row of weights as bars over the source words (optionally with a row of scores above).
@@ -168,13 +173,27 @@
     }
 
     // attention_widget: the matrix, a row of bars for the active target word, arrow keys between cells.
+    // An ARIA grid: one row element per matrix row (display: contents, so the cells stay items of the
+    // CSS grid), the target word its row header, the source words the column headers. One cell at a
+    // time is in the tab order (a roving tabindex); the arrow keys, Home and End move the focus.
     function matrix() {
       const S = data.src.length;
       const T = data.tgt.length;
       const grid = element("div", "aw-grid");
-      grid.tabIndex = 0;
-      grid.setAttribute("aria-label", "attention weights: arrow keys move between cells");
+      grid.setAttribute("role", "grid");
+      grid.setAttribute(
+        "aria-label",
+        "attention weights, one row per target word, one column per source word: " +
+          "arrow keys move between cells",
+      );
       grid.style.gridTemplateColumns = "auto repeat(" + S + ",var(--aw-cell))";
+      const row = (...children) => {
+        const node = element("div", "aw-gridrow");
+        node.setAttribute("role", "row");
+        node.append(...children);
+        grid.append(node);
+        return node;
+      };
       const cells = [];
       const yLabels = [];
       const barFills = [];
@@ -182,40 +201,69 @@
       const xLabels = [];
       // Optional true links [i, j], outlined (the alignment a grammar knows).
       const linked = new Set((data.links || []).map(([i, j]) => i + "," + j));
+      // What a screen reader says of cell (i, j): its words, weight, score and link.
+      const cellLabel = (i, j) => {
+        let text =
+          "target " +
+          data.tgt[i] +
+          ", source " +
+          data.src[j] +
+          ": weight " +
+          format(data.weights[i][j]);
+        if (data.scores) text += ", score " + format(data.scores[i][j]);
+        if (data.links) text += linked.has(i + "," + j) ? ", a true link" : ", not a true link";
+        return text;
+      };
+      // The column headers come first for a screen reader and last on the screen (CSS order), under
+      // the bars, as in the static figure.
+      const corner = element("div", "aw-ylabel aw-muted", "target ↑ source →");
+      corner.setAttribute("role", "columnheader");
+      row(
+        corner,
+        ...data.src.map((sourceWord) => {
+          const xLabel = element("div", "aw-xlabel", sourceWord);
+          xLabel.setAttribute("role", "columnheader");
+          xLabels.push(xLabel);
+          return xLabel;
+        }),
+      ).classList.add("aw-columns");
       data.tgt.forEach((targetWord, i) => {
         const yLabel = element("div", "aw-ylabel", targetWord);
+        yLabel.setAttribute("role", "rowheader");
         yLabel.dataset.row = i;
         yLabels.push(yLabel);
-        grid.append(yLabel);
         cells.push([]);
-        data.src.forEach((sourceWord, j) => {
+        const rowCells = data.src.map((sourceWord, j) => {
           const weight = data.weights[i][j];
           const cell = element("div", "aw-cell", S <= 12 ? weight.toFixed(2) : "");
+          cell.setAttribute("role", "gridcell");
+          cell.setAttribute("aria-label", cellLabel(i, j));
+          cell.tabIndex = i === 0 && j === 0 ? 0 : -1;
           cell.dataset.row = i;
           cell.dataset.col = j;
           cell.style.background = colour(weight);
           cell.style.color = textColour(weight);
           if (linked.has(i + "," + j)) cell.classList.add("aw-link");
           cells[i].push(cell);
-          grid.append(cell);
+          return cell;
         });
+        row(yLabel, ...rowCells);
       });
-      grid.append(element("div", "aw-ylabel aw-muted", "row"));
-      data.src.forEach(() => {
-        const cell = element("div", "aw-barcell");
-        const number = element("span", "aw-num");
-        const fill = element("div", "aw-bar");
-        cell.append(number, fill);
-        barFills.push(fill);
-        numbers.push(number);
-        grid.append(cell);
-      });
-      grid.append(element("div", "aw-ylabel aw-muted", "target ↑ source →"));
-      data.src.forEach((sourceWord) => {
-        const xLabel = element("div", "aw-xlabel", sourceWord);
-        xLabels.push(xLabel);
-        grid.append(xLabel);
-      });
+      const barsHeader = element("div", "aw-ylabel aw-muted", "row");
+      barsHeader.setAttribute("role", "rowheader");
+      row(
+        barsHeader,
+        ...data.src.map(() => {
+          const cell = element("div", "aw-barcell");
+          cell.setAttribute("role", "gridcell");
+          const number = element("span", "aw-num");
+          const fill = element("div", "aw-bar");
+          cell.append(number, fill);
+          barFills.push(fill);
+          numbers.push(number);
+          return cell;
+        }),
+      );
 
       let activeRow = -1;
       let activeCol = -1;
@@ -223,8 +271,8 @@
       const activate = (i, j) => {
         activeRow = i;
         activeCol = j;
-        cells.forEach((row, k) =>
-          row.forEach((cell, l) => {
+        cells.forEach((cellRow, k) =>
+          cellRow.forEach((cell, l) => {
             cell.classList.toggle("aw-row", k === i);
             cell.classList.toggle("aw-on", k === i && l === j);
           }),
@@ -243,29 +291,44 @@
         }
         show(fields);
       };
+      // The keyboard's cell: the only one in the tab order, and focused.
+      const focusCell = (i, j) => {
+        cells.forEach((cellRow) => cellRow.forEach((cell) => (cell.tabIndex = -1)));
+        cells[i][j].tabIndex = 0;
+        cells[i][j].focus();
+        activate(i, j);
+      };
       grid.addEventListener("mouseover", (event) => {
         const target = event.target.closest("[data-row]");
         if (!target) return;
         activate(+target.dataset.row, target.dataset.col === undefined ? -1 : +target.dataset.col);
       });
-      grid.addEventListener("focus", () => {
-        if (activeRow < 0) activate(0, 0);
+      grid.addEventListener("focusin", (event) => {
+        const cell = event.target.closest(".aw-cell");
+        if (cell && (+cell.dataset.row !== activeRow || +cell.dataset.col !== activeCol)) {
+          activate(+cell.dataset.row, +cell.dataset.col);
+        }
       });
       grid.addEventListener("keydown", (event) => {
-        const move = {
-          ArrowUp: [-1, 0],
-          ArrowDown: [1, 0],
-          ArrowLeft: [0, -1],
-          ArrowRight: [0, 1],
+        const cell = event.target.closest(".aw-cell");
+        if (!cell) return;
+        const i = +cell.dataset.row;
+        const j = +cell.dataset.col;
+        const to = {
+          ArrowUp: [i - 1, j],
+          ArrowDown: [i + 1, j],
+          ArrowLeft: [i, j - 1],
+          ArrowRight: [i, j + 1],
+          Home: event.ctrlKey ? [0, 0] : [i, 0],
+          End: event.ctrlKey ? [T - 1, S - 1] : [i, S - 1],
+          PageUp: [0, j],
+          PageDown: [T - 1, j],
         }[event.key];
-        if (!move) return;
+        if (!to) return;
         event.preventDefault();
-        activate(
-          Math.max(0, Math.min(T - 1, Math.max(activeRow, 0) + move[0])),
-          Math.max(0, Math.min(S - 1, Math.max(activeCol, 0) + move[1])),
-        );
+        focusCell(Math.max(0, Math.min(T - 1, to[0])), Math.max(0, Math.min(S - 1, to[1])));
       });
-      show([["hover a cell or a target word", "(or focus the matrix and use the arrow keys)"]]);
+      show([["hover a cell or a target word", "(or tab to the matrix and use the arrow keys)"]]);
       body.append(grid, readout);
     }
 
@@ -329,7 +392,7 @@
         step = Math.max(0, Math.min(T - 1, i));
         stepSlider.input.max = T - 1;
         stepSlider.input.value = step;
-        stepSlider.text.textContent = "step " + (step + 1) + " of " + T;
+        stepSlider.say("step " + (step + 1) + " of " + T);
         toggles.forEach((toggle, k) => toggle.setAttribute("aria-pressed", k === run));
         emitted.textContent = "";
         emitted.append(
@@ -353,7 +416,7 @@
       const go = (i) => {
         frame = i;
         frameSlider.input.value = i;
-        frameSlider.text.textContent = data.parameter + " = " + data.values[frame];
+        frameSlider.say(data.parameter + " = " + data.values[frame]);
         barRow.draw(data.weights[i], null);
         readout.textContent = "";
         root.dataset.step = i;
@@ -390,8 +453,13 @@
         width: W,
         height: H,
         tabindex: 0,
-        role: "img",
-        "aria-label": "curves: hover or use the arrow keys to read a value",
+        // a probe along the x axis that the arrow keys move: a slider over the grid's points
+        role: "slider",
+        "aria-label": "the curve read at one " + data.xLabel + ": hover or use the arrow keys",
+        "aria-valuemin": 0,
+        "aria-valuemax": data.x.length - 1,
+        "aria-valuenow": 0,
+        "aria-valuetext": "no point read yet",
       });
       const axes = "M" + LEFT + " " + TOP + "V" + (H - BOTTOM) + "H" + (W - RIGHT);
       svgElement(
@@ -490,11 +558,22 @@
           [data.yLabel, format(data.curves[frame][k])],
         ]);
         readout.dataset.index = k;
+        svg.setAttribute("aria-valuenow", k);
+        svg.setAttribute(
+          "aria-valuetext",
+          data.xLabel +
+            " " +
+            format(data.x[k]) +
+            ", " +
+            data.yLabel +
+            " " +
+            format(data.curves[frame][k]),
+        );
       };
       const go = (i) => {
         frame = i;
         frameSlider.input.value = i;
-        frameSlider.text.textContent = data.parameter + " = " + data.values[i];
+        frameSlider.say(data.parameter + " = " + data.values[i]);
         fit.setAttribute("points", line(data.curves[i]));
         root.dataset.step = i;
         if (probe >= 0) read(probe);
@@ -511,10 +590,12 @@
         read(nearest);
       });
       svg.addEventListener("keydown", (event) => {
-        const move = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
-        if (!move) return;
+        const last = data.x.length - 1;
+        const from = probe < 0 ? 0 : probe;
+        const to = { ArrowRight: from + 1, ArrowLeft: from - 1, Home: 0, End: last }[event.key];
+        if (to === undefined) return;
         event.preventDefault();
-        read(Math.max(0, Math.min(data.x.length - 1, (probe < 0 ? 0 : probe) + move)));
+        read(Math.max(0, Math.min(last, to)));
       });
       show([["hover the plot", "(or focus it and use the arrow keys)"]]);
       body.append(frameSlider.box, svg, readout);
@@ -529,8 +610,9 @@
       const frameSlider = slider(data.steps.length, "training step", (i) => go(i));
       const go = (i) => {
         frameSlider.input.value = i;
-        frameSlider.text.textContent =
-          "step " + data.steps[i] + " (snapshot " + (i + 1) + " of " + data.steps.length + ")";
+        frameSlider.say(
+          "step " + data.steps[i] + " (snapshot " + (i + 1) + " of " + data.steps.length + ")",
+        );
         notes.textContent = "";
         for (const [key, value] of data.fields[i]) {
           const field = element("span", "aw-field");
