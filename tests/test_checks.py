@@ -18,15 +18,13 @@ from attnbook import (
     check_softmax_jacobian,
 )
 from attnbook.checks import (
-    Case,
-    Slip,
     check_attention_flops,
     check_decoder_mask,
     check_masked_cross_entropy,
     check_multihead_attention,
     check_split_by_english,
-    run_cases,
 )
+from attnbook.checks.runner import Case, Slip, run_cases
 from attnbook.layers import causal_mask
 
 # --- readers' solutions, right and wrong -----------------------------------------------------------------

@@ -7,7 +7,8 @@ import sys
 import pytest
 import torch
 
-from attnbook.cli import build_parser, main
+from attnbook.cli import main
+from attnbook.cli.main import build_parser
 
 TINY = [
     "--n-train",

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnbook.cli import build_parser, main
+from attnbook.cli import main
 from attnbook.cli import train as train_command
+from attnbook.cli.main import build_parser
 from attnbook.cli.translate import attention_table
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.data import Vocab

@@ -15,9 +15,10 @@ import torch
 
 import attnbook
 from attnbook.benchmark import bench as bench_module
-from attnbook.cli import build_parser, main
+from attnbook.cli import main
 from attnbook.cli import train as train_command
 from attnbook.cli import translate as translate_command
+from attnbook.cli.main import build_parser
 from attnbook.nmt.corpus import shipped_path
 from attnbook.studies import bottleneck, realcompare
 from attnbook.studies.experiment import ExperimentConfig

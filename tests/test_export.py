@@ -16,15 +16,10 @@ from importlib import resources
 import pytest
 import torch
 
-from attnbook.nmt import (
-    beam_search,
-    detokenize_french,
-    export_translator,
-    greedy_decode,
-    read_export,
-    shipped_export,
-    tokenize_english,
-)
+from attnbook.nmt import beam_search, detokenize_french, export_translator, shipped_export
+from attnbook.nmt.corpus import tokenize_english
+from attnbook.nmt.export import read_export
+from attnbook.nmt.search import greedy_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -213,7 +208,8 @@ def test_translate_without_a_checkpoint_uses_the_shipped_translator():
 def test_a_model_over_pieces_is_refused_with_a_clear_error(tiny_translator, tmp_path):
     from dataclasses import replace
 
-    from attnbook.nmt import Tokenizer, learn_subwords
+    from attnbook.nmt import learn_subwords
+    from attnbook.nmt.text import Tokenizer
 
     units = learn_subwords(["the cat sat", "a cat"] * 20, 10)
     with pytest.raises(ValueError, match="the page reads whole words"):

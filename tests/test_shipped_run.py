@@ -3,7 +3,7 @@ steps of its run, trained again, give the losses that run recorded."""
 
 import pytest
 
-from attnbook.studies import retrain_shipped_start, shipped_run_record
+from attnbook.studies.shipped import retrain_shipped_start, shipped_run_record
 
 
 def test_the_shipped_translators_first_steps_train_again_to_its_record():
@@ -27,12 +27,8 @@ def test_the_record_is_the_whole_run_that_gave_the_shipped_weights():
 def test_chapter_6s_shipped_baseline_is_the_grammar_baseline_and_trains_again_to_its_record():
     from attnbook.nmt.data import Vocab
     from attnbook.nmt.training import TrainResult
-    from attnbook.studies import (
-        GRAMMAR_CONFIG,
-        grammar_baseline_config,
-        packaged_grammar_baseline,
-        train_grammar_translator,
-    )
+    from attnbook.studies import grammar_baseline_config, packaged_grammar_baseline, train_grammar_translator
+    from attnbook.studies.shipped import GRAMMAR_CONFIG
 
     translator, result, where = packaged_grammar_baseline("cpu")
     config = grammar_baseline_config()

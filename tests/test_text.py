@@ -14,19 +14,17 @@ import pytest
 import torch
 
 from attnbook.nmt import (
-    UNKNOWN_DEFAULT,
     Seq2Seq,
     Seq2SeqConfig,
-    Tokenizer,
     Translator,
     Vocab,
     detokenize_french,
     learn_subwords,
     load_tatoeba,
-    normalize,
     shipped_path,
-    tokenize_french,
 )
+from attnbook.nmt.corpus import normalize, tokenize_french
+from attnbook.nmt.text import UNKNOWN_DEFAULT, Tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

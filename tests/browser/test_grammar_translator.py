@@ -22,8 +22,9 @@ from test_widgets import WidgetPage
 
 from attnbook.book import translator_widget
 from attnbook.core.records import package_path
-from attnbook.nmt import GRAMMAR_TRANSLATOR, generate_pairs, grammar_lexicon, greedy_decode, shipped_export
-from attnbook.studies import GRAMMAR_CONFIG
+from attnbook.nmt import GRAMMAR_TRANSLATOR, generate_pairs, grammar_lexicon, shipped_export
+from attnbook.nmt.search import greedy_decode
+from attnbook.studies.shipped import GRAMMAR_CONFIG
 
 N_SENTENCES = 20
 

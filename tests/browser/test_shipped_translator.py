@@ -24,15 +24,9 @@ from test_translator import first_step_margin, translate
 from test_widget_harness import FileBook, browser  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
-from attnbook.nmt import (
-    beam_search,
-    greedy_decode,
-    load_tatoeba,
-    shipped_export,
-    shipped_path,
-    split_by_english,
-    tokenize_english,
-)
+from attnbook.nmt import beam_search, load_tatoeba, shipped_export, shipped_path, split_by_english
+from attnbook.nmt.corpus import tokenize_english
+from attnbook.nmt.search import greedy_decode
 from attnbook.studies import RealConfig
 
 N_SENTENCES = 50

@@ -20,18 +20,11 @@ from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture
 from test_widgets import USE, WidgetPage
 
 from attnbook.book import translator_widget
-from attnbook.nmt import (
-    Seq2Seq,
-    Seq2SeqConfig,
-    Translator,
-    Vocab,
-    beam_search,
-    export_translator,
-    greedy_decode,
-    make_splits,
-    read_export,
-    tokenize_english,
-)
+from attnbook.nmt import Seq2Seq, Seq2SeqConfig, Translator, Vocab, beam_search, export_translator
+from attnbook.nmt.corpus import tokenize_english
+from attnbook.nmt.export import read_export
+from attnbook.nmt.grammar import make_splits
+from attnbook.nmt.search import greedy_decode
 
 N_SENTENCES = 50
 

@@ -12,36 +12,17 @@ from attnbook.checks.attention import (
     check_masked_softmax,
     check_softmax_jacobian,
 )
-from attnbook.checks.cost import (
-    check_attention_flops,
-)
-from attnbook.checks.real import (
-    check_split_by_english,
-)
-from attnbook.checks.runner import (
-    ATOL,
-    RTOL,
-    Case,
-    CheckResult,
-    Slip,
-    compare,
-    format_number,
-    run_cases,
-)
-from attnbook.checks.seq2seq import (
-    check_masked_cross_entropy,
-)
+from attnbook.checks.cost import check_attention_flops
+from attnbook.checks.real import check_split_by_english
+from attnbook.checks.runner import CheckResult
+from attnbook.checks.seq2seq import check_masked_cross_entropy
 from attnbook.checks.transformer import (
     check_decoder_mask,
     check_multihead_attention,
 )
 
 __all__ = [
-    "ATOL",
-    "RTOL",
-    "Case",
     "CheckResult",
-    "Slip",
     "check_additive_score",
     "check_alignment_matrix",
     "check_attention_flops",
@@ -53,7 +34,4 @@ __all__ = [
     "check_multihead_attention",
     "check_softmax_jacobian",
     "check_split_by_english",
-    "compare",
-    "format_number",
-    "run_cases",
 ]

@@ -3,12 +3,8 @@ per command (``train``, ``evaluate``, ``translate``, ``bottleneck``,
 ``subwords``, ``compare-real``, ``bench``), the flags made from the
 configurations, and what every command shares."""
 
-from attnbook.cli.main import (
-    build_parser,
-    main,
-)
+from attnbook.cli.main import main
 
 __all__ = [
-    "build_parser",
     "main",
 ]
