@@ -719,9 +719,9 @@ class LuongAttention(_Attention):
                 query_dim + key_dim, concat_dim, bias=False
             )  # W_a
             self.v = nn.Linear(concat_dim, 1, bias=False)
-        elif score == "location" and max_src_len is not None:
+        elif self.max_src_len is not None:  # the location score
             self.location_proj = nn.Linear(
-                query_dim, max_src_len, bias=False
+                query_dim, self.max_src_len, bias=False
             )  # W_a
 
     def project_keys(self, keys: Tensor) -> Tensor:
