@@ -17,6 +17,7 @@ from attnbook.cli.main import build_parser
 from attnbook.cli.translate import attention_table
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.data import Vocab
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.realdata import RealConfig
 
@@ -288,7 +289,7 @@ def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
     assert config.model == replace(RealConfig().model, attention="luong", input_feeding=True, hidden_dim=32)
     argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
     config = train_command.real_config_from_args(build_parser().parse_args(argv), 18065)
-    assert (config.model_kind, config.transformer.d_model) == ("transformer", 32)
+    assert config.model == TransformerSizes(d_model=32)
 
 
 def test_train_on_real_pairs_trains_the_transformer_and_says_which_bleu_it_prints(tiny_corpus, capsys):

@@ -160,9 +160,12 @@ def test_an_unreadable_input_file_is_one_clear_error(tmp_path, monkeypatch, caps
     path.write_text("Go.\n", encoding="utf-8")
     path.chmod(0)
     if os.access(path, os.R_OK):  # root reads any file: make the read fail as it fails for anyone else
+        read_text = Path.read_text
 
-        def refuse(self, *args, **kwargs):
-            raise PermissionError(13, "Permission denied", str(self))
+        def refuse(self, *args, **kwargs):  # this file only: the package's metadata is read as text too
+            if self == path:
+                raise PermissionError(13, "Permission denied", str(self))
+            return read_text(self, *args, **kwargs)
 
         monkeypatch.setattr(Path, "read_text", refuse)
     assert main(["translate", "--input", str(path), "--device", "cpu"]) == 2

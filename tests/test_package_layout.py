@@ -5,6 +5,7 @@ of the package's classes, and a README inventory that matches the modules."""
 from __future__ import annotations
 
 import ast
+import doctest
 import importlib
 import json
 import re
@@ -135,6 +136,19 @@ def face_imports(path: Path, text: str | None = None) -> set[tuple[str, str]]:
     return found
 
 
+def doctest_face_imports(text: str) -> set[tuple[str, str]]:
+    """The ``(subpackage, name)`` pairs the doctests of a module's docstrings import from a face."""
+    parser = doctest.DocTestParser()
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            docstring = ast.get_docstring(node)
+            if docstring and ">>>" in docstring:
+                source = "\n".join(example.source for example in parser.get_examples(docstring))
+                found |= face_imports(Path("doctest"), source)
+    return found
+
+
 def face_users() -> dict[tuple[str, str], set[str]]:
     """Who imports each name from a face: the chapters, the tools, the top level, and every module of
     another subpackage (the CLI among them). Tests do not count: they import from the modules."""
@@ -152,13 +166,16 @@ def face_users() -> dict[tuple[str, str], set[str]]:
         package = importlib.import_module(f"attnbook.{subpackage}")
         for name in set(attnbook.__all__) & set(package.__all__):
             users.setdefault((subpackage, name), set()).add("attnbook")
-    # names the package's text shows a reader through a face: a docstring's command that remakes a
-    # file under data/ (``from attnbook.studies import ...``), or a written file's header naming its writer
+    # names the package's text shows a reader through a face: a doctest's import, a docstring's command
+    # that remakes a file under data/ (``from attnbook.studies import ...``), or a written file's header
+    # naming its writer
     for path in package_modules().values():
         text = path.read_text(encoding="utf-8")
         named = re.findall(r"\b(attnbook\.\w+)\.(\w+)", text)
         for module, names in re.findall(r"from (attnbook\.\w+) import ([\w, ]+)", text):
             named += [(module, name) for name in re.findall(r"\w+", names.split(" as ")[0])]
+        for subpackage, name in doctest_face_imports(text):
+            named.append((f"attnbook.{subpackage}", name))
         for module, name in named:
             if layer(module) and not (PACKAGE / layer(module) / f"{name}.py").exists():
                 users.setdefault((layer(module), name), set()).add(module_name(path))

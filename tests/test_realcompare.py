@@ -18,12 +18,12 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 
 TINY = RealConfig(
     model=ModelConfig(emb_dim=8, hidden_dim=8),
-    transformer=TransformerSizes(d_model=8, num_heads=2, num_layers=1, ff_dim=16),
     train=TrainConfig(
         max_epochs=1, batch_size=64, lr=5e-3, lr_decay=True, eval_every=3, log_every=2, keep_best=False
     ),
     beam_size=1,
 )
+TINY_TRANSFORMER = TransformerSizes(d_model=8, num_heads=2, num_layers=1, ff_dim=16)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,9 @@ def tiny_pairs():
 @pytest.fixture(scope="module")
 def tiny_comparison(tiny_pairs):
     torch.set_num_threads(1)
-    return realcompare.run_comparison(tiny_pairs, TINY, seeds=(0, 1), command="test")
+    return realcompare.run_comparison(
+        tiny_pairs, TINY, seeds=(0, 1), transformer=TINY_TRANSFORMER, command="test"
+    )
 
 
 def test_every_model_trains_once_per_seed_and_is_scored_with_its_signature(tiny_comparison):
@@ -67,6 +69,7 @@ def test_a_comparison_survives_its_json_and_merges_with_another_seed(tiny_compar
     again = realcompare.load_comparison(path)
     assert again == tiny_comparison
     assert realcompare.comparison_config(again) == TINY
+    assert realcompare.comparison_transformer(again) == TINY_TRANSFORMER
     first = replace(again, runs=tuple(r for r in again.runs if r.seed == 0), command="a")
     second = replace(again, runs=tuple(r for r in again.runs if r.seed == 1), command="b")
     merged = realcompare.merge_comparisons([first, second])

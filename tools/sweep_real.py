@@ -19,6 +19,7 @@ from attnbook.nmt import evaluate_real, split_by_english
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.training import train
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.studies import build_translator, comparison_model_config
 from attnbook.studies.realdata import RealConfig
 
@@ -44,13 +45,14 @@ def main() -> None:
         emb_dim=args.emb_dim or base.model.emb_dim,
         hidden_dim=args.hidden_dim or base.model.hidden_dim,
     )
+    default_sizes = TransformerSizes()
     sizes = replace(
-        base.transformer,
-        d_model=args.d_model or base.transformer.d_model,
-        ff_dim=args.ff_dim or base.transformer.ff_dim,
+        default_sizes,
+        d_model=args.d_model or default_sizes.d_model,
+        ff_dim=args.ff_dim or default_sizes.ff_dim,
     )
     config = comparison_model_config(
-        replace(base, train=train_config, model=model, transformer=sizes), args.model, args.seed
+        replace(base, train=train_config, model=model), args.model, args.seed, sizes
     )
     pairs = load_tatoeba(shipped_path()).pairs
     data = config.data
@@ -70,7 +72,7 @@ def main() -> None:
         scores[beam] = {"bleu": score.bleu, "bleu_single": score.bleu_single, "chrf": score.chrf}
     record = {
         "setting": vars(args),
-        "model": asdict(config.model) if args.model != "transformer" else asdict(config.transformer),
+        "model": asdict(config.model),
         "train": config.train.to_dict(),
         "parameters": sum(p.numel() for p in translator.model.parameters()),
         "steps": result.steps,

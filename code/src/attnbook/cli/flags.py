@@ -13,6 +13,10 @@ so two runs with different defaults (the toy grammar's, the real pairs')
 share one set of flags. :func:`add_run_options` adds the options every
 command that runs a model shares (``--device`` with every choice,
 ``--threads``, ``--json``, ``--progress``).
+A field that holds one of several configuration classes (``kinds``
+metadata: the model, a recurrent one or a Transformer) gets one flag that
+chooses the kind by name (``--model transformer``) and the flags of every
+kind's fields; a flag of a kind not chosen is refused.
 A ``bool`` field gets ``--name`` and ``--no-name``;
 so does a ``bool | None`` field, which stays ``None`` (the configuration's
 own choice) when neither is given. :func:`given_fields` says which flags
@@ -346,6 +350,23 @@ def _add_fields(
     defaults = cls()
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
+        kinds = item.metadata.get("kinds")
+        if kinds is not None:
+            if item.name not in added:
+                added.add(item.name)
+                parser.add_argument(
+                    flag_name(item),
+                    dest=item.name,
+                    default=getattr(defaults, item.name).kind,
+                    choices=tuple(kinds),
+                    action=_StoreGiven,
+                    help=help_of(
+                        item.name, help_texts.get(item.name, item.name)
+                    ).replace("%", "%%"),
+                )
+            for member in kinds.values():
+                _add_fields(parser, member, added, help_of)
+            continue
         if dataclasses.is_dataclass(kind):
             _add_fields(parser, kind, added, help_of)
             continue
@@ -393,7 +414,15 @@ def _leaf_defaults(cls: type, instance: Any = None) -> dict[str, Any]:
             if instance is None
             else getattr(instance, item.name)
         )
-        if dataclasses.is_dataclass(hints[item.name]):
+        kinds = item.metadata.get("kinds")
+        if kinds is not None:
+            # the kind held by default, and each kind's fields: the held
+            # one's values, the others' own defaults
+            values[item.name] = value.kind
+            for member in kinds.values():
+                held = value if type(value) is member else None
+                values.update(_leaf_defaults(member, held))
+        elif dataclasses.is_dataclass(hints[item.name]):
             values.update(_leaf_defaults(hints[item.name], value))
         else:
             values[item.name] = value
@@ -413,11 +442,16 @@ def _leaf_fields(cls: type) -> dict[str, dataclasses.Field]:
     leaves: dict[str, dataclasses.Field] = {}
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
-        leaves.update(
-            _leaf_fields(kind)
-            if dataclasses.is_dataclass(kind)
-            else {item.name: item}
-        )
+        kinds = item.metadata.get("kinds")
+        if kinds is not None:
+            # the field choosing the kind, and every kind's fields
+            leaves[item.name] = item
+            for member in kinds.values():
+                leaves.update(_leaf_fields(member))
+        elif dataclasses.is_dataclass(kind):
+            leaves.update(_leaf_fields(kind))
+        else:
+            leaves[item.name] = item
     return leaves
 
 
@@ -431,7 +465,12 @@ def _build_given(
     cls: type, given: dict[str, Any], default: Any = None
 ) -> Any:
     """``cls`` from ``default`` (its own default when ``None``),
-    with the ``given`` leaf fields set."""
+    with the ``given`` leaf fields set.
+
+    Raises:
+        ValueError: a field given belongs to a kind not chosen
+            (``--attention`` with ``--model transformer``).
+    """
     hints = typing.get_type_hints(cls)
     base = cls() if default is None else default
     values = {}
@@ -439,7 +478,22 @@ def _build_given(
         if not item.init:
             continue
         kind = hints[item.name]
-        if dataclasses.is_dataclass(kind):
+        kinds = item.metadata.get("kinds")
+        if kinds is not None:
+            held = _default_of(item)
+            name = given.get(item.name, held.kind)
+            member = kinds[name]
+            for other in kinds.values():
+                for leaf, field_ in _leaf_fields(other).items():
+                    if leaf in given and leaf not in _leaf_fields(member):
+                        raise ValueError(
+                            f"{flag_name(field_)} has no effect on "
+                            f"{flag_name(item)} {name}; leave it out"
+                        )
+            values[item.name] = _build_given(
+                member, given, held if type(held) is member else None
+            )
+        elif dataclasses.is_dataclass(kind):
             # the nested default as the field declares it, before the
             # parent's __post_init__ settles it
             values[item.name] = _build_given(
@@ -488,6 +542,9 @@ def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:
     values = {}
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
+        kinds = item.metadata.get("kinds")
+        if kinds is not None:
+            kind = kinds[getattr(args, item.name)]
         values[item.name] = (
             config_from_arguments(kind, args)
             if dataclasses.is_dataclass(kind)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -45,16 +45,12 @@ from attnbook.cli.flags import (
     add_config_arguments,
     add_run_options,
     config_from_given,
-    flag_name,
     flags_in_message,
-    given_fields,
     positive_int,
 )
 from attnbook.cli.inputs import read_corpus
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.evaluation import EvalResult
-from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.nmt.transformer import TransformerSizes
 from attnbook.studies.experiment import (
     ExperimentConfig,
     attention_name,
@@ -75,6 +71,8 @@ LABELS = ("on the toy grammar", "with --corpus")
 """How the help names the two runs whose defaults it shows."""
 
 HELP = {
+    "model": "which model to train: seq2seq, the GRU encoder-decoder of "
+    "chapter 6, or transformer, chapter 8's",
     "hidden_dim": "the GRU size, per direction in the encoder (whose "
     "states are so twice as long) and of the decoder state",
     "seed": "seeds the initial weights and the batch order",
@@ -198,7 +196,6 @@ def _train_on_grammar(args: argparse.Namespace) -> int:
         args,
         what="a run on the toy grammar (without --corpus)",
     )
-    refuse_unused_model_flags(config, args)
     experiment = run_experiment(
         config, device=args.device, progress=args.progress
     )
@@ -269,7 +266,6 @@ def real_config_from_args(
     config = config_from_given(
         RealConfig, args, what="a corpus run (--corpus/--corpus-file)"
     )
-    refuse_unused_model_flags(config, args)
     if args.steps is not None:
         # whole epochs of the (approximate) training share of the pairs
         n_train_pairs = n_pairs * (
@@ -285,28 +281,6 @@ def real_config_from_args(
             ),
         )
     return config
-
-
-def refuse_unused_model_flags(
-    config: RealConfig | ExperimentConfig, args: argparse.Namespace
-) -> None:
-    """Refuse a flag of the model the run does not train (``--attention``
-    with ``--model transformer``).
-
-    Raises:
-        ValueError: naming the flag and the model.
-    """
-    unused = (
-        ModelConfig
-        if config.model_kind == "transformer"
-        else TransformerSizes
-    )
-    for item in fields(unused):
-        if item.name in given_fields(args):
-            raise ValueError(
-                f"{flag_name(item)} has no effect on --model "
-                f"{config.model_kind}; leave it out"
-            )
 
 
 def _train_on_pairs(args: argparse.Namespace) -> int:
@@ -392,7 +366,7 @@ def report_pieces(
     out = text_out(args)
     print(
         f"{summary['subwords']:,} pieces per language, attention "
-        f"{experiment.config.model.attention} on "
+        f"{experiment.config.model.attention_name} on "
         f"{summary['device']}: {summary['n_train']} training pairs, "
         f"{summary['train_steps']} steps in "
         f"{summary['train_seconds']:.1f} s",

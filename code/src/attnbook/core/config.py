@@ -1,8 +1,10 @@
 """The rule every configuration dataclass is validated by when it is built.
 
-A field's ``metadata`` may carry ``minimum`` and ``choices``;
-:func:`check_fields`, called from a configuration's ``__post_init__``,
-refuses a value outside them with a message that names the field.
+A field's ``metadata`` may carry ``minimum`` and ``choices``, and a field
+that holds one of several configuration classes ``kinds`` (a dict from a
+kind's name to its class); :func:`check_fields`, called from a
+configuration's ``__post_init__``, refuses a value outside them with a
+message that names the field.
 The command line (:mod:`attnbook.cli.flags`) reads the same metadata to
 build its flags, so a rule is written once, beside the field it constrains.
 
@@ -25,19 +27,29 @@ from typing import Any
 
 
 def check_fields(config: Any) -> None:
-    """Check every field of a config dataclass against the ``minimum`` and
-    ``choices`` of its metadata.
+    """Check every field of a config dataclass against the ``minimum``,
+    ``choices`` and ``kinds`` of its metadata.
 
     Raises:
         ValueError: a field is below its minimum or not one of its choices;
             the message names the field.
+        TypeError: a field is an instance of none of its ``kinds``.
     """
     for item in dataclasses.fields(config):
-        minimum, choices = (
+        minimum, choices, kinds = (
             item.metadata.get("minimum"),
             item.metadata.get("choices"),
+            item.metadata.get("kinds"),
         )
         value = getattr(config, item.name)
+        if kinds is not None and not isinstance(
+            value, tuple(kinds.values())
+        ):
+            names = " or ".join(c.__name__ for c in kinds.values())
+            raise TypeError(
+                f"{item.name} must be a {names}, got "
+                f"{type(value).__name__}"
+            )
         if minimum is not None and value is not None and value < minimum:
             raise ValueError(
                 f"{item.name} must be at least {minimum}, got {value!r}"

@@ -169,9 +169,9 @@ class AttentionSnapshots:
     ...     TrainConfig,
     ...     Translator,
     ...     Vocab,
-    ...     make_splits,
     ...     train,
     ... )
+    >>> from attnbook.nmt.grammar import make_splits
     >>> splits = make_splits(32, 8, 0, seed=0, max_src_len=6)
     >>> src, tgt = (
     ...     Vocab.build(p.source for p in splits.train),

@@ -179,6 +179,10 @@ class ModelConfig:
     local_p: bool = False
     local_window: int = field(default=4, metadata={"minimum": 1})
 
+    kind: ClassVar[str] = "seq2seq"
+    """The kind of model these choices build, as checkpoints, records and
+    ``--model`` name it."""
+
     def __post_init__(self) -> None:
         check_fields(self)
         check_model_choices(
@@ -208,6 +212,35 @@ class ModelConfig:
             max_src_len=max_src_len,
             **choices,
         )
+
+    def build(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        *,
+        max_src_len: int | None,
+    ) -> Seq2Seq:
+        """A fresh :class:`Seq2Seq` of these choices for these
+        vocabularies (its weights drawn from torch's generator)."""
+        return Seq2Seq(
+            self.sized(
+                src_vocab_size, tgt_vocab_size, max_src_len=max_src_len
+            )
+        )
+
+    @property
+    def attention_name(self) -> str:
+        """The attention the model uses, as a run's summary names it."""
+        return self.attention
+
+    @property
+    def falling_lr(self) -> bool:
+        """Whether the model trains with a learning rate that falls to
+        zero when the run leaves it open: Luong's decoder does, as in Luong
+        et al. (2015, section 4.1), who halve their rate every epoch after
+        the fifth; Bahdanau's decoder and the baseline keep a constant
+        rate, the setting of chapter 6."""
+        return self.attention == "luong"
 
 
 @dataclass(frozen=True)
@@ -757,7 +790,7 @@ class Seq2Seq(nn.Module):
           the baseline).
     """
 
-    kind: ClassVar[str] = "seq2seq"
+    kind: ClassVar[str] = ModelConfig.kind
     config_class: ClassVar[type] = Seq2SeqConfig
 
     def __init__(self, config: Seq2SeqConfig) -> None:

@@ -97,6 +97,15 @@ class TransformerSizes:
     num_layers: int = field(default=2, metadata={"minimum": 1})
     ff_dim: int = field(default=128, metadata={"minimum": 1})
 
+    kind: ClassVar[str] = "transformer"
+    """The kind of model these sizes build, as checkpoints, records and
+    ``--model`` name it."""
+    attention_name: ClassVar[str] = "multi-head"
+    """The attention the model uses, as a run's summary names it."""
+    falling_lr: ClassVar[bool] = True
+    """The Transformer trains with a learning rate that falls to zero
+    when the run leaves it open (chapter 8)."""
+
     def __post_init__(self) -> None:
         check_fields(self)
         if self.d_model % self.num_heads != 0 or self.d_model % 2 != 0:
@@ -120,6 +129,17 @@ class TransformerSizes:
             tgt_vocab_size,
             max_src_len=max_src_len,
             **sizes,
+        )
+
+    def build(
+        self, src_vocab_size: int, tgt_vocab_size: int, *, max_src_len: int
+    ) -> Transformer:
+        """A fresh :class:`Transformer` of these sizes for these
+        vocabularies (its weights drawn from torch's generator)."""
+        return Transformer(
+            self.sized(
+                src_vocab_size, tgt_vocab_size, max_src_len=max_src_len
+            )
         )
 
 
@@ -414,7 +434,7 @@ class Transformer(nn.Module):
     ((1, 2, 12), (1, 2, 3))
     """
 
-    kind: ClassVar[str] = "transformer"
+    kind: ClassVar[str] = TransformerSizes.kind
     config_class: ClassVar[type] = TransformerConfig
 
     def __init__(self, config: TransformerConfig) -> None:

@@ -69,14 +69,14 @@ from attnbook.nmt.data import (
 )
 from attnbook.nmt.model import TranslationModel, evaluating
 from attnbook.nmt.search import Hypothesis, beam_search, greedy_decode
-from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.seq2seq import ModelConfig, Seq2Seq
 from attnbook.nmt.text import (
     UNKNOWN_DEFAULT,
     Tokenizer,
     check_unknown,
     replace_unknown,
 )
-from attnbook.nmt.transformer import Transformer
+from attnbook.nmt.transformer import Transformer, TransformerSizes
 
 CHECKPOINT_FORMAT = "attnbook-translator-3"
 """The ``format`` entry of a checkpoint written by
@@ -93,6 +93,18 @@ MODEL_KINDS: dict[str, type[Seq2Seq] | type[Transformer]] = {
 }
 """The model classes a checkpoint can hold, by the ``kind`` it names;
 each is built from its ``config_class``."""
+
+ModelSpec = ModelConfig | TransformerSizes
+"""A run's model, whose type says its kind: the recurrent model's choices
+and sizes, or the Transformer's sizes. Each builds its model
+(``spec.build(...)``) and names its kind (``spec.kind``)."""
+
+MODEL_SPECS: dict[str, type[ModelConfig] | type[TransformerSizes]] = {
+    ModelConfig.kind: ModelConfig,
+    TransformerSizes.kind: TransformerSizes,
+}
+"""The classes of :data:`ModelSpec`, by the kind a record or ``--model``
+names."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,10 +2,10 @@
 training -> evaluation.
 
 :class:`ExperimentConfig` nests the three parts of a run,
-:class:`DataConfig`, the model's :class:`~attnbook.nmt.seq2seq.ModelConfig`
-(or, with ``model_kind="transformer"``, the
-:class:`~attnbook.nmt.transformer.TransformerSizes`) and
-:class:`~attnbook.nmt.training.TrainConfig`;
+:class:`DataConfig`, the model (a
+:class:`~attnbook.nmt.seq2seq.ModelConfig`, or the
+:class:`~attnbook.nmt.transformer.TransformerSizes`: the type says the
+kind) and :class:`~attnbook.nmt.training.TrainConfig`;
 each refuses an impossible value when it is built, with a message that
 names the fix. :func:`run_experiment` runs it (``python -m attnbook train``
 too, with one command-line flag per field: see :mod:`attnbook.cli.flags`).
@@ -49,8 +49,7 @@ from attnbook.nmt.evaluation import EvalResult, evaluate
 from attnbook.nmt.grammar import DataSplits, make_splits
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
-from attnbook.nmt.transformer import TransformerSizes
-from attnbook.nmt.translator import MODEL_KINDS, Translator
+from attnbook.nmt.translator import MODEL_SPECS, ModelSpec, Translator
 
 
 @dataclass(frozen=True)
@@ -97,35 +96,33 @@ class DataConfig:
         return DataSplits(train, val, test)
 
 
-def default_lr_decay(model: ModelConfig) -> bool:
+def default_lr_decay(model: ModelSpec) -> bool:
     """Whether ``model`` trains with a learning rate that falls to zero,
-    when the configuration leaves it open.
+    when the configuration leaves it open (its ``falling_lr``).
 
     Luong's decoder does, as in Luong et al. (2015, section 4.1),
     who halve their learning rate every epoch after the fifth;
     here the rate falls linearly to zero over the planned epochs
     (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``),
     so the last updates are small. Bahdanau's decoder and the baseline keep
-    a constant rate, the setting of chapter 6.
+    a constant rate, the setting of chapter 6; the Transformer's rate
+    falls (chapter 8).
 
+    >>> from attnbook.nmt.transformer import TransformerSizes
     >>> (
     ...     default_lr_decay(ModelConfig(attention="luong")),
     ...     default_lr_decay(ModelConfig(attention="bahdanau")),
+    ...     default_lr_decay(TransformerSizes()),
     ... )
-    (True, False)
+    (True, False, True)
     """
-    return model.attention == "luong"
+    return model.falling_lr
 
 
-MODEL_KIND_NAMES = tuple(MODEL_KINDS)
-"""The models a run can train: ``seq2seq`` (the recurrent model,
-:class:`ModelConfig`) or ``transformer``."""
-
-
-def default_lr_decay_for(model_kind: str, model: ModelConfig) -> bool:
-    """:func:`default_lr_decay`, and true for the Transformer,
-    which trains with a falling rate (chapter 8)."""
-    return model_kind == "transformer" or default_lr_decay(model)
+MODEL_KIND_NAMES = tuple(MODEL_SPECS)
+"""The kinds of model a run can train (``--model``): ``seq2seq`` (the
+recurrent model, :class:`ModelConfig`) or ``transformer``
+(:class:`~attnbook.nmt.transformer.TransformerSizes`)."""
 
 
 @dataclass(frozen=True)
@@ -135,13 +132,16 @@ class ExperimentConfig:
 
     Attributes:
         data: what to draw.
-        model: what to build (the recurrent model's choices).
+        model: what to build: the recurrent model's choices
+            (:class:`ModelConfig`) or the Transformer's sizes
+            (:class:`~attnbook.nmt.transformer.TransformerSizes`); its type
+            says the kind.
         train: how to train; a ``lr_decay`` left at ``None`` is set when
-            the configuration is built, by :func:`default_lr_decay_for` the
+            the configuration is built, by :func:`default_lr_decay` for the
             model (so ``replace`` keeps the value chosen then).
-        model_kind: which model to train, seq2seq or transformer.
-        transformer: the Transformer's sizes (used when model_kind
-            is transformer).
+
+    Raises:
+        TypeError: ``model`` is neither kind.
 
     >>> (
     ...     ExperimentConfig().train.lr_decay,
@@ -158,18 +158,16 @@ class ExperimentConfig:
     """
 
     data: DataConfig = field(default_factory=DataConfig)
-    model: ModelConfig = field(default_factory=ModelConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
-    model_kind: str = field(
-        default="seq2seq",
-        metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"},
+    model: ModelSpec = field(
+        default_factory=ModelConfig,
+        metadata={"kinds": MODEL_SPECS, "flag": "--model"},
     )
-    transformer: TransformerSizes = field(default_factory=TransformerSizes)
+    train: TrainConfig = field(default_factory=TrainConfig)
 
     def __post_init__(self) -> None:
         check_fields(self)
         if self.train.lr_decay is None:
-            decay = default_lr_decay_for(self.model_kind, self.model)
+            decay = default_lr_decay(self.model)
             object.__setattr__(
                 self, "train", replace(self.train, lr_decay=decay)
             )
@@ -180,9 +178,7 @@ class RunConfig(Protocol):
     (:class:`ExperimentConfig`, and
     :class:`~attnbook.studies.realdata.RealConfig`)."""
 
-    model_kind: str
-    model: ModelConfig
-    transformer: TransformerSizes
+    model: ModelSpec
     train: TrainConfig
 
 
@@ -227,7 +223,8 @@ def build_translator(
     ...     )
     ... )
     True
-    >>> transformer = replace(config, model_kind="transformer")
+    >>> from attnbook.nmt.transformer import TransformerSizes
+    >>> transformer = replace(config, model=TransformerSizes(d_model=8))
     >>> build_translator(
     ...     transformer, Vocab(["the", "cat"]), Vocab(["le", "chat"])
     ... ).model.kind
@@ -236,16 +233,10 @@ def build_translator(
     longest = (
         config.data.max_src_len if max_src_len is None else max_src_len
     )  # type: ignore[attr-defined]
-    sizes = (
-        config.transformer
-        if config.model_kind == "transformer"
-        else config.model
-    )
-    model_config = sizes.sized(
+    set_seed(config.train.seed if seed is None else seed)
+    model = config.model.build(
         len(src_vocab), len(tgt_vocab), max_src_len=longest
     )
-    set_seed(config.train.seed if seed is None else seed)
-    model = MODEL_KINDS[config.model_kind](model_config)
     if device is not None:
         model.to(device)
     return Translator(model, src_vocab, tgt_vocab)
@@ -254,24 +245,19 @@ def build_translator(
 def attention_name(config: RunConfig) -> str:
     """The attention a run's model uses, as its summary names it:
     the decoder's, or ``multi-head``."""
-    return (
-        "multi-head"
-        if config.model_kind == "transformer"
-        else config.model.attention
-    )
+    return config.model.attention_name
 
 
 def run_settings(config: RunConfig) -> dict[str, Any]:
     """The data and model settings of a run as one flat dict (the
     summary's ``config``)."""
-    sizes = (
-        config.transformer
-        if config.model_kind == "transformer"
-        else config.model
-    )
     # every run's configuration has its data
     data = asdict(config.data)  # type: ignore[attr-defined]
-    return {**data, "model_kind": config.model_kind, **asdict(sizes)}
+    return {
+        **data,
+        "model_kind": config.model.kind,
+        **asdict(config.model),
+    }
 
 
 @dataclass(frozen=True, eq=False)

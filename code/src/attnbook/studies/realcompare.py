@@ -57,9 +57,11 @@ from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.model import evaluating
+from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit
 from attnbook.nmt.training import TrainResult, train
-from attnbook.nmt.translator import Translator
+from attnbook.nmt.transformer import TransformerSizes
+from attnbook.nmt.translator import ModelSpec, Translator
 from attnbook.studies.experiment import build_translator
 from attnbook.studies.realdata import (
     RealConfig,
@@ -306,27 +308,44 @@ class RealComparison:
             ) from error
 
 
+def compared_specs(
+    gru: ModelConfig, transformer: TransformerSizes
+) -> dict[str, ModelSpec]:
+    """The model of each name in :data:`COMPARED_MODELS`: the GRU's sizes
+    with Bahdanau's attention, and the Transformer's sizes."""
+    return {
+        "bahdanau": replace(gru, attention="bahdanau"),
+        "transformer": transformer,
+    }
+
+
 def comparison_model_config(
-    base: RealConfig, model: str, seed: int
+    base: RealConfig,
+    model: str,
+    seed: int,
+    transformer: TransformerSizes | None = None,
 ) -> RealConfig:
-    """``base`` with ``model``'s kind (the GRU with Bahdanau attention,
-    or the Transformer), seeded ``seed``.
+    """``base`` with the model ``model`` names (the GRU of ``base`` with
+    Bahdanau attention, or the Transformer of ``transformer``'s sizes,
+    default :class:`~attnbook.nmt.transformer.TransformerSizes`'), seeded
+    ``seed``.
 
     Raises:
-        ValueError: ``model`` is not one of :data:`COMPARED_MODELS`.
+        ValueError: ``model`` is not one of :data:`COMPARED_MODELS`, or
+            ``base`` holds no recurrent model.
     """
     if model not in COMPARED_MODELS:
         raise ValueError(
             f"model must be one of {COMPARED_MODELS}, got {model!r}"
         )
-    train_config = replace(base.train, seed=seed)
-    if model == "transformer":
-        return replace(base, model_kind="transformer", train=train_config)
+    if not isinstance(base.model, ModelConfig):
+        raise ValueError(
+            "the comparison's base configuration holds the GRU's sizes, "
+            f"got a {base.model.kind} model"
+        )
+    specs = compared_specs(base.model, transformer or TransformerSizes())
     return replace(
-        base,
-        model_kind="seq2seq",
-        model=replace(base.model, attention=model),
-        train=train_config,
+        base, model=specs[model], train=replace(base.train, seed=seed)
     )
 
 
@@ -394,6 +413,7 @@ def run_comparison(
     *,
     models: Sequence[str] = COMPARED_MODELS,
     seeds: Sequence[int] = (0, 1, 2),
+    transformer: TransformerSizes | None = None,
     command: str = "",
     progress: bool = False,
 ) -> RealComparison:
@@ -406,6 +426,8 @@ def run_comparison(
             :class:`~attnbook.studies.realdata.RealConfig`'s).
         models: what to train (from :data:`COMPARED_MODELS`).
         seeds: one run of each model per seed.
+        transformer: the Transformer's sizes (default:
+            :class:`~attnbook.nmt.transformer.TransformerSizes`').
         command: the command line to record.
         progress: show the training progress bars.
 
@@ -414,13 +436,14 @@ def run_comparison(
             :data:`COMPARED_MODELS`.
     """
     base = base or RealConfig()
+    transformer = transformer or TransformerSizes()
     if not models or not seeds:
         raise ValueError(
             "the comparison needs at least one model and one seed"
         )
     for model in models:
         # refuses an unknown model before anything trains
-        comparison_model_config(base, model, 0)
+        comparison_model_config(base, model, 0, transformer)
     start = time.perf_counter()
     split, src_vocab, tgt_vocab, longest = prepare_real_data(
         pairs, base.data
@@ -430,7 +453,9 @@ def run_comparison(
     for seed in seeds:
         trained: dict[str, Translator] = {}
         for model in models:
-            config = comparison_model_config(base, model, seed)
+            config = comparison_model_config(
+                base, model, seed, transformer
+            )
             translator = build_translator(
                 config,
                 src_vocab,
@@ -495,7 +520,7 @@ def run_comparison(
         "train": base.train.to_dict(),
         "beam_size": base.beam_size,
         "seq2seq": asdict(base.model),
-        "transformer": asdict(base.transformer),
+        "transformer": asdict(transformer),
     }
     return RealComparison(
         environment(torch.device("cpu"), torch.get_num_threads()),
@@ -572,6 +597,11 @@ def comparison_config(comparison: RealComparison) -> RealConfig:
     return RealConfig.from_dict(comparison.config, model_key="seq2seq")
 
 
+def comparison_transformer(comparison: RealComparison) -> TransformerSizes:
+    """The Transformer's sizes a comparison's runs were trained with."""
+    return TransformerSizes(**comparison.config["transformer"])
+
+
 def retrain_comparison_start(
     comparison: RealComparison,
     run: ComparisonRun,
@@ -586,8 +616,12 @@ def retrain_comparison_start(
     so the training losses logged in those steps should match the record's
     ``train_losses`` (up to the rounding of another CPU or thread count).
     """
-    base = comparison_config(comparison)
-    config = comparison_model_config(base, run.model, run.seed)
+    config = comparison_model_config(
+        comparison_config(comparison),
+        run.model,
+        run.seed,
+        comparison_transformer(comparison),
+    )
     return train_real_start(pairs, config, steps)
 
 

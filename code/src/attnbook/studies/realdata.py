@@ -28,7 +28,7 @@ model, training, scoring); the command line's ``train --corpus`` uses it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 import torch
@@ -40,10 +40,8 @@ from attnbook.nmt.heldout import RealEvaluation, evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit, split_by_english
 from attnbook.nmt.training import TrainConfig, TrainResult, train
-from attnbook.nmt.transformer import TransformerSizes
-from attnbook.nmt.translator import Translator
+from attnbook.nmt.translator import MODEL_SPECS, ModelSpec, Translator
 from attnbook.studies.experiment import (
-    MODEL_KIND_NAMES,
     attention_name,
     build_translator,
     run_settings,
@@ -143,12 +141,13 @@ class RealConfig:
 
     It nests the same model configuration as every run
     (:class:`~attnbook.nmt.seq2seq.ModelConfig`, or the Transformer's
-    sizes), with defaults of its own.
+    :class:`~attnbook.nmt.transformer.TransformerSizes`), with defaults of
+    its own.
 
     Attributes:
         data: the split and the vocabularies.
         model: the recurrent model's choices and sizes (embeddings of
-            96 here).
+            96 here), or the Transformer's sizes; its type says the kind.
         train: the training settings; training is sized in epochs (steps),
             never in seconds. The default trains 5 epochs (605 steps on the
             shipped pairs) while the learning rate falls linearly from lr
@@ -157,32 +156,29 @@ class RealConfig:
             run, so early stopping does not cut the schedule short.
         beam_size: the beam used to translate the held-out sentences (1:
             greedy search).
-        model_kind: which model to train, seq2seq or transformer.
-        transformer: the Transformer's sizes (used when model_kind
-            is transformer).
+
+    Raises:
+        TypeError: ``model`` is neither kind.
     """
 
     data: RealDataConfig = field(default_factory=RealDataConfig)
-    model: ModelConfig = field(
-        default_factory=lambda: ModelConfig(emb_dim=96)
+    model: ModelSpec = field(
+        default_factory=lambda: ModelConfig(emb_dim=96),
+        metadata={"kinds": MODEL_SPECS, "flag": "--model"},
     )
     train: TrainConfig = field(default_factory=_real_training)
     beam_size: int = field(
         default=4, metadata={"minimum": 1, "flag": "--beam"}
     )
-    model_kind: str = field(
-        default="seq2seq",
-        metadata={"choices": MODEL_KIND_NAMES, "flag": "--model"},
-    )
-    transformer: TransformerSizes = field(default_factory=TransformerSizes)
 
     def __post_init__(self) -> None:
         check_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The configuration as plain values, for JSON
-        (:meth:`from_dict` reads them back)."""
-        return asdict(self)
+        (:meth:`from_dict` reads them back): the model's fields under
+        ``model`` and its kind under ``model_kind``."""
+        return {**asdict(self), "model_kind": self.model.kind}
 
     @classmethod
     def from_dict(
@@ -192,24 +188,22 @@ class RealConfig:
 
         Args:
             values: :meth:`to_dict`'s values, or a record's.
-            model_key: the key of the recurrent model's sizes (a
-                comparison of models keeps them under ``"seq2seq"``).
-                Values without ``model_kind`` keep the default.
+            model_key: the key of the model's fields (a comparison of
+                models keeps the recurrent model's under ``"seq2seq"``).
+                Values without ``model_kind`` hold a recurrent model.
 
-        >>> config = RealConfig(beam_size=1, model_kind="transformer")
+        >>> from attnbook.nmt.transformer import TransformerSizes
+        >>> config = RealConfig(beam_size=1, model=TransformerSizes())
         >>> RealConfig.from_dict(config.to_dict()) == config
         True
         """
-        config = cls(
+        spec = MODEL_SPECS[values.get("model_kind", ModelConfig.kind)]
+        return cls(
             data=RealDataConfig(**values["data"]),
-            model=ModelConfig(**values[model_key]),
+            model=spec(**values[model_key]),
             train=TrainConfig(**values["train"]),
             beam_size=values["beam_size"],
-            transformer=TransformerSizes(**values["transformer"]),
         )
-        if "model_kind" in values:
-            config = replace(config, model_kind=values["model_kind"])
-        return config
 
 
 @dataclass(frozen=True, eq=False)
