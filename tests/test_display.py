@@ -47,7 +47,7 @@ def test_a_short_listing_is_shown_whole_and_not_folded():
 
 
 def test_a_long_listing_folds_under_its_signature():
-    from attnbook.layers.attention import BahdanauAttention
+    from attnbook.layers.bahdanau import BahdanauAttention
 
     markdown = show_source(BahdanauAttention)._repr_markdown_()
     shown, folded = markdown.split("<details>")

@@ -18,7 +18,8 @@ import time
 
 import torch
 
-from attnbook.layers.attention import BahdanauAttention, softmax_and_sum
+from attnbook.layers.attention import softmax_and_sum
+from attnbook.layers.bahdanau import BahdanauAttention
 
 
 def main() -> None:

@@ -42,11 +42,11 @@ from attnbook.checks import (
 from attnbook.core.runtime import get_device, set_seed
 from attnbook.core.shapes import ShapeChecker
 from attnbook.layers.attention import (
-    BahdanauAttention,
-    LuongAttention,
     ScaledDotProductAttention,
     masked_softmax,
 )
+from attnbook.layers.bahdanau import BahdanauAttention
+from attnbook.layers.luong import LuongAttention
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import SentencePair, Vocab
 from attnbook.nmt.grammar import ToyGrammar

@@ -73,10 +73,8 @@ from attnbook.benchmark.timing import peak_cuda_bytes, time_interleaved
 from attnbook.core.progress import tqdm
 from attnbook.core.records import environment, load_average
 from attnbook.core.runtime import get_device
-from attnbook.layers.attention import (
-    BahdanauAttention,
-    ScaledDotProductAttention,
-)
+from attnbook.layers.attention import ScaledDotProductAttention
+from attnbook.layers.bahdanau import BahdanauAttention
 
 # --- measuring -----------------------------------------------------------
 

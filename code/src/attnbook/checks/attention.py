@@ -37,11 +37,11 @@ from torch import Tensor
 from attnbook.checks.runner import Case, CheckResult, Slip, run_cases
 from attnbook.core.alignment import alignment_matrix
 from attnbook.layers.attention import (
-    BahdanauAttention,
-    LuongAttention,
     ScaledDotProductAttention,
     masked_softmax,
 )
+from attnbook.layers.bahdanau import BahdanauAttention
+from attnbook.layers.luong import LuongAttention
 
 
 def _padding_mask(lengths: list[int], src_len: int) -> Tensor:

@@ -37,11 +37,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attnbook.layers.attention import (
-    LuongAttention,
-    _Attention,
-    _masked_softmax,
-)
+from attnbook.layers.attention import _Attention, _masked_softmax
+from attnbook.layers.luong import LuongAttention
 
 
 class LocalPAttention(_Attention):
@@ -76,7 +73,7 @@ class LocalPAttention(_Attention):
     Args:
         query_dim: the decoder state's size.
         key_dim: the encoder states' size.
-        score: the :class:`~attnbook.layers.attention.LuongAttention` score
+        score: the :class:`~attnbook.layers.luong.LuongAttention` score
             inside the window.
         window: the half-width :math:`D`, in positions (at least 1).
         max_src_len: the longest source (``<eos>`` included);

@@ -57,8 +57,9 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from attnbook.core.config import check_fields
-from attnbook.layers.attention import BahdanauAttention, LuongAttention
+from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.layers.local import LocalPAttention
+from attnbook.layers.luong import LuongAttention
 from attnbook.nmt.data import Vocab
 
 # evaluating: also imported from here
@@ -550,7 +551,7 @@ class LuongDecoder(_Decoder):
     instead of global.
 
     Args:
-        score: a :class:`~attnbook.layers.attention.LuongAttention` score;
+        score: a :class:`~attnbook.layers.luong.LuongAttention` score;
             ``"general"`` (default) allows ``dec_dim != enc_dim``.
         max_src_len: the longest source sentence (without ``<eos>``);
             needed by the ``location`` score.

@@ -43,7 +43,7 @@ from torch import Tensor, nn
 
 from attnbook.core.progress import tqdm
 from attnbook.core.runtime import get_device, one_thread, set_seed
-from attnbook.layers.attention import LuongAttention
+from attnbook.layers.luong import LuongAttention
 
 SUMMARIES = ("final", "mean", "attention")
 """The three ways of handing the source to the decoder."""

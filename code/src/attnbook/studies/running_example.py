@@ -33,7 +33,7 @@ from torch import Tensor
 
 from attnbook.core.config import check_fields
 from attnbook.core.runtime import one_thread, set_seed
-from attnbook.layers.attention import BahdanauAttention
+from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
 from attnbook.nmt.grammar import generate_pairs, make_splits
 from attnbook.nmt.model import evaluating
