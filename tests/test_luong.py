@@ -12,9 +12,10 @@ from attnbook.core.alignment import attention_entropy
 from attnbook.layers.local import LocalPAttention
 from attnbook.nmt.alignment_metrics import alignment_error_rate
 from attnbook.nmt.attention_analysis import teacher_forced_attention
+from attnbook.nmt.decoders import LuongDecoder
 from attnbook.nmt.evaluation import attention_scores
 from attnbook.nmt.search import beam_search, greedy_decode
-from attnbook.nmt.seq2seq import LuongDecoder, Seq2SeqConfig
+from attnbook.nmt.seq2seq import Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, train, validation_loss
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig, ModelConfig

@@ -6,16 +6,11 @@ import pytest
 import torch
 
 from attnbook.nmt.data import SentencePair, Vocab, make_batch
+from attnbook.nmt.decoders import BahdanauDecoder, LuongDecoder, PlainDecoder
 from attnbook.nmt.grammar import generate_pairs
+from attnbook.nmt.model import evaluating
 from attnbook.nmt.search import beam_search, greedy_decode
-from attnbook.nmt.seq2seq import (
-    BahdanauDecoder,
-    LuongDecoder,
-    PlainDecoder,
-    Seq2Seq,
-    Seq2SeqConfig,
-    evaluating,
-)
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 
 KINDS = ("bahdanau", "luong", "none")
 

@@ -49,15 +49,14 @@ from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.layers.luong import LuongAttention
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import SentencePair, Vocab
-from attnbook.nmt.grammar import ToyGrammar
-from attnbook.nmt.seq2seq import (
+from attnbook.nmt.decoders import (
     BahdanauDecoder,
-    Encoder,
     LuongDecoder,
     PlainDecoder,
-    Seq2Seq,
-    Seq2SeqConfig,
 )
+from attnbook.nmt.encoder import Encoder
+from attnbook.nmt.grammar import ToyGrammar
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.translator import Translator
 
 __all__ = [

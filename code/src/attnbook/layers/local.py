@@ -11,7 +11,7 @@ it. :class:`LocalPAttention` is called like every attention module of
 
 with a boolean mask, **True = may attend** (any other dtype is a
 ``TypeError``). Luong's decoder uses it when built with ``local_window``
-(:class:`~attnbook.nmt.seq2seq.LuongDecoder`).
+(:class:`~attnbook.nmt.decoders.LuongDecoder`).
 
 >>> import torch
 >>> attention = LocalPAttention(

@@ -30,6 +30,12 @@ from attnbook.nmt.data import (
     length_bucket,
     make_batch,
 )
+from attnbook.nmt.decoders import (
+    BahdanauDecoder,
+    LuongDecoder,
+    PlainDecoder,
+)
+from attnbook.nmt.encoder import Encoder
 from attnbook.nmt.evaluation import (
     error_by_position,
     evaluate,
@@ -52,14 +58,7 @@ from attnbook.nmt.metrics import (
 )
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.search import beam_search
-from attnbook.nmt.seq2seq import (
-    BahdanauDecoder,
-    Encoder,
-    LuongDecoder,
-    PlainDecoder,
-    Seq2Seq,
-    Seq2SeqConfig,
-)
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.split import (
     group_references,
     lowered_source,

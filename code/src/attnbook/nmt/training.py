@@ -350,7 +350,7 @@ ValidationHook = Callable[[int, LossRecord], "bool | None"]
 """Called by :func:`train` after each validation with the step and
 its :class:`LossRecord`, while the model holds the weights of that
 step (in training mode; wrap any measurement in
-:func:`~attnbook.nmt.seq2seq.evaluating`).
+:func:`~attnbook.nmt.model.evaluating`).
 It must not change the model or draw from a global generator.
 A true return value ends training after this step (as early
 stopping would)."""

@@ -35,9 +35,10 @@ from attnbook.core.config import check_fields
 from attnbook.core.runtime import one_thread, set_seed
 from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
+from attnbook.nmt.encoder import EncoderMemory
 from attnbook.nmt.grammar import generate_pairs, make_splits
 from attnbook.nmt.model import evaluating
-from attnbook.nmt.seq2seq import EncoderMemory, Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.nmt.translator import Translator
 
