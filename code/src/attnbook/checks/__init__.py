@@ -4,15 +4,17 @@ through one case runner (:mod:`attnbook.checks.runner`) and returns a
 over the wrong axis, a mask ignored or inverted, an unscaled dot product,
 ...) when the output shows one."""
 
+from attnbook.checks.alignment import (
+    check_alignment_matrix,
+    check_local_attention,
+)
 from attnbook.checks.attention import (
     check_additive_score,
-    check_alignment_matrix,
     check_dot_product_attention,
-    check_local_attention,
     check_masked_softmax,
-    check_softmax_jacobian,
 )
 from attnbook.checks.cost import check_attention_flops
+from attnbook.checks.gradients import check_softmax_jacobian
 from attnbook.checks.real import check_split_by_english
 from attnbook.checks.runner import CheckResult
 from attnbook.checks.seq2seq import check_masked_cross_entropy
