@@ -6,16 +6,8 @@ from dataclasses import astuple
 import pytest
 import torch
 
-from attnbook.nmt.training import (
-    LossRecord,
-    Schedule,
-    TrainConfig,
-    TrainingRun,
-    sequence_loss,
-    train,
-    train_side_by_side,
-    validation_loss,
-)
+from attnbook.nmt.side_by_side import TrainingRun, train_side_by_side
+from attnbook.nmt.training import LossRecord, Schedule, TrainConfig, sequence_loss, train, validation_loss
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

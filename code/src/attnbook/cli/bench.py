@@ -19,7 +19,7 @@ from attnbook.cli.common import (
     fail,
     report,
 )
-from attnbook.cli.flags import (
+from attnbook.cli.options import (
     SubCommands,
     add_run_options,
     add_study_options,

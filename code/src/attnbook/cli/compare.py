@@ -17,12 +17,12 @@ from attnbook.cli.common import (
     fail,
     report,
 )
-from attnbook.cli.flags import (
+from attnbook.cli.inputs import read_corpus
+from attnbook.cli.options import (
     SubCommands,
     add_run_options,
     add_study_options,
 )
-from attnbook.cli.inputs import read_corpus
 from attnbook.nmt.corpus import shipped_path
 from attnbook.studies import realcompare
 

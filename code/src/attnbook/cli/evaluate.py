@@ -19,8 +19,8 @@ from attnbook.cli.common import (
     print_json,
     text_out,
 )
-from attnbook.cli.flags import SubCommands
 from attnbook.cli.inputs import read_corpus, read_model
+from attnbook.cli.options import SubCommands
 from attnbook.cli.translate import add_model_options
 from attnbook.nmt.heldout import evaluate_real
 

@@ -10,9 +10,9 @@ in the dataclass and in the parser), ``choices`` and ``flag`` (another
 name, e.g. ``--epochs`` for ``max_epochs``). :func:`config_from_given`
 builds a configuration from its own defaults and the flags given,
 so two runs with different defaults (the toy grammar's, the real pairs')
-share one set of flags. :func:`add_run_options` adds the options every
-command that runs a model shares (``--device`` with every choice,
-``--threads``, ``--json``, ``--progress``).
+share one set of flags. The options every command shares (``--device``,
+``--threads``, ``--json``, ``--progress``) are in
+:mod:`attnbook.cli.options`.
 A field that holds one of several configuration classes (``kinds``
 metadata: the model, a recurrent one or a Transformer) gets one flag that
 chooses the kind by name (``--model transformer``) and the flags of every
@@ -51,7 +51,7 @@ import argparse
 import dataclasses
 import re
 import typing
-from typing import Any, Protocol
+from typing import Any
 
 
 def _attribute_help(cls: type) -> dict[str, str]:
@@ -78,115 +78,6 @@ def _attribute_help(cls: type) -> dict[str, str]:
     return help_texts
 
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
-"""The ``--device`` choices of every command (``auto``: a GPU when there
-is one)."""
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's help layout, never breaking a line inside a flag
-    (``--min-`` / ``delta``)."""
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        import textwrap
-
-        return textwrap.wrap(
-            " ".join(text.split()), width, break_on_hyphens=False
-        )
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap
-
-        return textwrap.fill(
-            " ".join(text.split()),
-            width,
-            initial_indent=indent,
-            subsequent_indent=indent,
-            break_on_hyphens=False,
-        )
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser with :class:`HelpFormatter`, for the program and
-    each of its commands."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-
-class SubCommands(Protocol):
-    """What a command's ``add_*_command`` function needs:
-    the parser's ``add_subparsers()`` object."""
-
-    def add_parser(
-        self, name: str, **kwargs: Any
-    ) -> argparse.ArgumentParser: ...
-
-
-def add_run_options(
-    parser: argparse.ArgumentParser,
-    *,
-    device: str = "auto",
-    threads: bool = True,
-    threads_default: int | None = None,
-    progress: bool = True,
-) -> None:
-    """Add the options every command that runs a model shares:
-    ``--device``, ``--threads``, ``--json``, ``--progress`` (``threads``
-    and ``progress`` false leave those out).
-
-    ``--threads`` left out means one thread on the CPU
-    (:func:`~attnbook.cli.common.torch_threads`), or ``threads_default``.
-    """
-    parser.add_argument(
-        "--device",
-        choices=DEVICES,
-        default=device,
-        help="where to run: auto picks a GPU when there is one "
-        "(default: %(default)s)",
-    )
-    if threads:
-        shown = (
-            "1 on the CPU, torch's own choice beside a GPU"
-            if threads_default is None
-            else "%(default)s"
-        )
-        parser.add_argument(
-            "--threads",
-            type=positive_int,
-            metavar="N",
-            default=threads_default,
-            help=f"CPU threads for torch (default: {shown})",
-        )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON object on standard output, and the text "
-        "report on standard error",
-    )
-    if progress:
-        parser.add_argument(
-            "--progress",
-            action=argparse.BooleanOptionalAction,
-            default=True,
-            help="show progress on standard error (default: on)",
-        )
-
-
-def positive_int(text: str) -> int:
-    """An argparse type for counts given by hand (``--threads``,
-    ``--beam``, ``--steps``): an int of at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be a positive integer, got {value}"
-        )
-    return value
-
-
-# argparse names the type in its "invalid ... value" message
-positive_int.__name__ = "positive integer"
 _KIND_NAMES = {int: "integer", float: "number", str: "text"}
 _METAVARS = {int: "N", float: "X", str: "TEXT"}
 
@@ -594,25 +485,3 @@ def flags_in_message(text: str, *classes: type) -> str:
     text = re.sub(rf"\b({names})\b(?:=('[^']*'|[\w.+-]+))?", as_flag, text)
     # "--attention luong (--attention luong)": the flag once
     return re.sub(r"(--[\w-]+(?: [\w.+-]+)?) \(\1\)", r"\1", text)
-
-
-def add_study_options(
-    parser: argparse.ArgumentParser, *, seeds: bool = True
-) -> None:
-    """Add what every command that records a study takes: ``--seeds``
-    (with ``seeds``) and ``--save``."""
-    if seeds:
-        parser.add_argument(
-            "--seeds",
-            type=int,
-            nargs="+",
-            metavar="SEED",
-            default=[0, 1, 2],
-            help="one run of each model per seed (default: 0 1 2)",
-        )
-    parser.add_argument(
-        "--save",
-        metavar="PATH",
-        default=None,
-        help="also write the result as JSON to PATH",
-    )

@@ -39,7 +39,7 @@ from attnbook.cli.bottleneck import add_bottleneck_command
 from attnbook.cli.common import fail, torch_threads
 from attnbook.cli.compare import add_compare_command
 from attnbook.cli.evaluate import add_evaluate_command
-from attnbook.cli.flags import Parser
+from attnbook.cli.options import Parser
 from attnbook.cli.subwords import add_subwords_command
 from attnbook.cli.train import add_train_command
 from attnbook.cli.translate import add_translate_command

@@ -20,13 +20,13 @@ from attnbook.cli.common import (
     fail,
     report,
 )
-from attnbook.cli.flags import (
+from attnbook.cli.inputs import read_corpus
+from attnbook.cli.options import (
     SubCommands,
     add_run_options,
     add_study_options,
     positive_int,
 )
-from attnbook.cli.inputs import read_corpus
 from attnbook.nmt.corpus import shipped_path
 from attnbook.studies.pieces import (
     compare_units,

@@ -41,14 +41,12 @@ from attnbook.cli.common import (
     text_out,
 )
 from attnbook.cli.flags import (
-    SubCommands,
     add_config_arguments,
-    add_run_options,
     config_from_given,
     flags_in_message,
-    positive_int,
 )
 from attnbook.cli.inputs import read_corpus
+from attnbook.cli.options import SubCommands, add_run_options, positive_int
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.evaluation import EvalResult
 from attnbook.studies.experiment import (

@@ -34,8 +34,8 @@ from attnbook.cli.common import (
     print_json,
     text_out,
 )
-from attnbook.cli.flags import SubCommands, add_run_options, positive_int
 from attnbook.cli.inputs import read_model
+from attnbook.cli.options import SubCommands, add_run_options, positive_int
 from attnbook.core.progress import tqdm
 from attnbook.nmt.data import UNK, SentencePair
 from attnbook.nmt.text import (

@@ -45,12 +45,9 @@ from attnbook.nmt.export import (
     export_translator,
     shipped_export,
 )
-from attnbook.nmt.grammar import (
-    ToyGrammar,
-    generate_pairs,
-    grammar_lexicon,
-)
+from attnbook.nmt.grammar import ToyGrammar, generate_pairs
 from attnbook.nmt.heldout import evaluate_real
+from attnbook.nmt.lexicon import grammar_lexicon
 from attnbook.nmt.metrics import (
     paired_bootstrap,
     score_against_references,
@@ -59,6 +56,7 @@ from attnbook.nmt.metrics import (
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.search import beam_search
 from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnbook.nmt.side_by_side import TrainingRun, train_side_by_side
 from attnbook.nmt.split import (
     group_references,
     lowered_source,
@@ -75,10 +73,8 @@ from attnbook.nmt.text import (
 )
 from attnbook.nmt.training import (
     TrainConfig,
-    TrainingRun,
     sequence_loss,
     train,
-    train_side_by_side,
     validation_loss,
 )
 from attnbook.nmt.transformer import (

@@ -66,10 +66,21 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from attnbook.nmt.data import SentencePair
+from attnbook.nmt.lexicon import (
+    ADJECTIVES_AFTER,
+    ADJECTIVES_BEFORE,
+    CONJUNCTION_FR,
+    CONJUNCTIONS,
+    ELISIONS,
+    INTRANSITIVE,
+    NOUNS,
+    TRANSITIVE,
+    VOWELS,
+    Noun,
+)
 
 CATEGORIES = (
     "article",
@@ -83,226 +94,6 @@ CATEGORIES = (
 )
 """The word categories of the grammar's French words (``adjective_before``:
 before the noun)."""
-
-
-# -------------------------------------------------------------------------
-# The lexicon. French nouns all start with a consonant, so articles never
-# elide (no "l'").
-
-
-@dataclass(frozen=True)
-class _Noun:
-    en: str
-    en_plural: str
-    fr: str
-    fr_plural: str
-    feminine: bool
-    animate: bool
-    human: bool = False
-
-
-@dataclass(frozen=True)
-class _Adjective:
-    en: str
-    forms: tuple[
-        str, str, str, str
-        # masculine singular, feminine singular, masculine plural,
-        # feminine plural
-    ]
-    animate_only: bool = False
-
-
-@dataclass(frozen=True)
-class _Verb:
-    en: tuple[str, ...]  # third person singular, e.g. ("looks", "at")
-    en_base: tuple[str, ...]  # base form, also the plural: ("look", "at")
-    fr: str  # third person singular
-    fr_plural: str
-
-
-_NOUNS = (
-    _Noun("cat", "cats", "chat", "chats", feminine=False, animate=True),
-    _Noun("dog", "dogs", "chien", "chiens", feminine=False, animate=True),
-    _Noun(
-        "horse",
-        "horses",
-        "cheval",
-        "chevaux",
-        feminine=False,
-        animate=True,
-    ),
-    _Noun(
-        "duck", "ducks", "canard", "canards", feminine=False, animate=True
-    ),
-    _Noun(
-        "boy",
-        "boys",
-        "garçon",
-        "garçons",
-        feminine=False,
-        animate=True,
-        human=True,
-    ),
-    _Noun(
-        "girl",
-        "girls",
-        "fille",
-        "filles",
-        feminine=True,
-        animate=True,
-        human=True,
-    ),
-    _Noun(
-        "woman",
-        "women",
-        "femme",
-        "femmes",
-        feminine=True,
-        animate=True,
-        human=True,
-    ),
-    _Noun(
-        "mouse", "mice", "souris", "souris", feminine=True, animate=True
-    ),
-    _Noun("cow", "cows", "vache", "vaches", feminine=True, animate=True),
-    _Noun(
-        "book", "books", "livre", "livres", feminine=False, animate=False
-    ),
-    _Noun(
-        "cake", "cakes", "gâteau", "gâteaux", feminine=False, animate=False
-    ),
-    _Noun(
-        "garden",
-        "gardens",
-        "jardin",
-        "jardins",
-        feminine=False,
-        animate=False,
-    ),
-    _Noun(
-        "car", "cars", "voiture", "voitures", feminine=True, animate=False
-    ),
-    _Noun(
-        "house",
-        "houses",
-        "maison",
-        "maisons",
-        feminine=True,
-        animate=False,
-    ),
-    _Noun(
-        "ball", "balls", "balle", "balles", feminine=True, animate=False
-    ),
-    _Noun(
-        "letter",
-        "letters",
-        "lettre",
-        "lettres",
-        feminine=True,
-        animate=False,
-    ),
-)
-
-_ADJECTIVES_BEFORE = (  # the few French adjectives that precede the noun
-    _Adjective("small", ("petit", "petite", "petits", "petites")),
-    _Adjective("big", ("grand", "grande", "grands", "grandes")),
-    _Adjective(
-        "young", ("jeune", "jeune", "jeunes", "jeunes"), animate_only=True
-    ),
-    _Adjective("old", ("vieux", "vieille", "vieux", "vieilles")),
-    _Adjective("good", ("bon", "bonne", "bons", "bonnes")),
-    _Adjective("pretty", ("joli", "jolie", "jolis", "jolies")),
-)
-
-_ADJECTIVES_AFTER = (  # most French adjectives follow the noun
-    _Adjective("black", ("noir", "noire", "noirs", "noires")),
-    _Adjective("white", ("blanc", "blanche", "blancs", "blanches")),
-    _Adjective("red", ("rouge", "rouge", "rouges", "rouges")),
-    _Adjective("green", ("vert", "verte", "verts", "vertes")),
-    _Adjective("heavy", ("lourd", "lourde", "lourds", "lourdes")),
-    _Adjective(
-        "happy",
-        ("heureux", "heureuse", "heureux", "heureuses"),
-        animate_only=True,
-    ),
-    _Adjective(
-        "tired",
-        ("fatigué", "fatiguée", "fatigués", "fatiguées"),
-        animate_only=True,
-    ),
-    _Adjective(
-        "clever",
-        ("intelligent", "intelligente", "intelligents", "intelligentes"),
-        animate_only=True,
-    ),
-)
-
-_TRANSITIVE = (
-    _Verb(("sees",), ("see",), "voit", "voient"),
-    _Verb(("likes",), ("like",), "aime", "aiment"),
-    _Verb(("finds",), ("find",), "trouve", "trouvent"),
-    _Verb(("follows",), ("follow",), "suit", "suivent"),
-    _Verb(("wants",), ("want",), "veut", "veulent"),
-    _Verb(("carries",), ("carry",), "porte", "portent"),
-    _Verb(("looks", "at"), ("look", "at"), "regarde", "regardent"),
-    _Verb(("waits", "for"), ("wait", "for"), "attend", "attendent"),
-)
-
-_INTRANSITIVE = (
-    _Verb(("sleeps",), ("sleep",), "dort", "dorment"),
-    _Verb(("runs",), ("run",), "court", "courent"),
-    _Verb(("sings",), ("sing",), "chante", "chantent"),
-    _Verb(("laughs",), ("laugh",), "rit", "rient"),
-    _Verb(("dances",), ("dance",), "danse", "dansent"),
-    _Verb(("waits",), ("wait",), "attend", "attendent"),
-)
-
-_CONJUNCTIONS = (("and",), ("but",), ("because",), ("while",))
-_CONJUNCTION_FR = {
-    "and": ("et",),
-    "but": ("mais",),
-    "because": ("parce", "que"),
-    "while": ("pendant", "que"),
-}
-
-_VOWELS = tuple("aeiouhéèêâàîôû")
-_ELISIONS = {
-    "ne": "n'",
-    "que": "qu'",
-}  # French drops the vowel before a word that starts with one
-
-
-def grammar_lexicon() -> dict[str, Any]:
-    """The grammar's words and their French forms as plain JSON values,
-    for a parser outside Python.
-
-    The page's translator (``grammar.js`` of :mod:`attnbook.book`)
-    reads a typed English sentence with these words and the rules of
-    :class:`ToyGrammar` to find the French the grammar would write and its
-    true alignment. Adjective forms are in the order masculine singular,
-    feminine singular, masculine plural, feminine plural.
-
-    >>> lexicon = grammar_lexicon()
-    >>> lexicon["nouns"][0]["en"], lexicon["conjunctions"]["because"]
-    ('cat', ['parce', 'que'])
-    """
-    return {
-        "nouns": [asdict(noun) for noun in _NOUNS],
-        "adjectives_before": [
-            asdict(adjective) for adjective in _ADJECTIVES_BEFORE
-        ],
-        "adjectives_after": [
-            asdict(adjective) for adjective in _ADJECTIVES_AFTER
-        ],
-        "transitive": [asdict(verb) for verb in _TRANSITIVE],
-        "intransitive": [asdict(verb) for verb in _INTRANSITIVE],
-        "conjunctions": {
-            words[0]: list(_CONJUNCTION_FR[words[0]])
-            for words in _CONJUNCTIONS
-        },
-        "vowels": "".join(_VOWELS),
-        "elisions": dict(_ELISIONS),
-    }
 
 
 class _SentenceBuilder:
@@ -333,10 +124,10 @@ class _SentenceBuilder:
         and the rest only possible."""
         if (
             self.target
-            and self.target[-1] in _ELISIONS
-            and token.startswith(_VOWELS)
+            and self.target[-1] in ELISIONS
+            and token.startswith(VOWELS)
         ):
-            self.target[-1] = _ELISIONS[
+            self.target[-1] = ELISIONS[
                 self.target[-1]
             ]  # "que un" -> "qu' un": same links, same category
         self.target.append(token)
@@ -402,9 +193,9 @@ class ToyGrammar:
         n_clauses = rng.choices((1, 2, 3), weights=self.clause_weights)[0]
         for clause in range(n_clauses):
             if clause > 0:
-                conjunction = rng.choice(_CONJUNCTIONS)
+                conjunction = rng.choice(CONJUNCTIONS)
                 positions = builder.en(*conjunction)
-                for word in _CONJUNCTION_FR[conjunction[0]]:
+                for word in CONJUNCTION_FR[conjunction[0]]:
                     builder.fr(word, positions, "conjunction")
             self._clause(builder, rng)
         return builder.pair()
@@ -412,7 +203,7 @@ class ToyGrammar:
     def _clause(
         self, builder: _SentenceBuilder, rng: random.Random
     ) -> None:
-        noun = rng.choice([n for n in _NOUNS if n.animate])
+        noun = rng.choice([n for n in NOUNS if n.animate])
         plural = rng.random() < 0.4
         self._noun_phrase(
             builder,
@@ -428,7 +219,7 @@ class ToyGrammar:
         self,
         builder: _SentenceBuilder,
         rng: random.Random,
-        noun: _Noun,
+        noun: Noun,
         plural: bool,
         *,
         definite_only: bool,
@@ -439,7 +230,7 @@ class ToyGrammar:
             before = rng.choice(
                 [
                     a
-                    for a in _ADJECTIVES_BEFORE
+                    for a in ADJECTIVES_BEFORE
                     if noun.animate or not a.animate_only
                 ]
             )
@@ -447,7 +238,7 @@ class ToyGrammar:
             after = rng.choice(
                 [
                     a
-                    for a in _ADJECTIVES_AFTER
+                    for a in ADJECTIVES_AFTER
                     if noun.animate or not a.animate_only
                 ]
             )
@@ -501,7 +292,7 @@ class ToyGrammar:
         allow_relative: bool,
     ) -> None:
         transitive = rng.random() < self.p_transitive
-        verb = rng.choice(_TRANSITIVE if transitive else _INTRANSITIVE)
+        verb = rng.choice(TRANSITIVE if transitive else INTRANSITIVE)
         fr_verb = verb.fr_plural if plural else verb.fr
         # Sure links: "not" for ne and pas, the verb itself for the French
         # verb; "does"/"do" and a particle ("at", "for") are function words
@@ -521,7 +312,7 @@ class ToyGrammar:
             builder.fr(fr_verb, verb_pos, "verb", verb_pos[:1])
             definite_only = False
         if transitive:
-            obj = rng.choice(_NOUNS)
+            obj = rng.choice(NOUNS)
             self._noun_phrase(
                 builder,
                 rng,

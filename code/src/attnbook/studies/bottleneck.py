@@ -53,13 +53,8 @@ from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.grammar import DataSplits
 from attnbook.nmt.metrics import TranslationMetrics
-from attnbook.nmt.training import (
-    TrainConfig,
-    TrainingRun,
-    TrainResult,
-    train,
-    train_side_by_side,
-)
+from attnbook.nmt.side_by_side import TrainingRun, train_side_by_side
+from attnbook.nmt.training import TrainConfig, TrainResult, train
 from attnbook.studies.experiment import (
     DataConfig,
     ExperimentConfig,
