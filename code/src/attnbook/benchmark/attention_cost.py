@@ -206,9 +206,8 @@ def predicted_precompute_speedup(
             "every size must be at least 1, got (S, T, d_s, d_h, d_a) = "
             f"{sizes}"
         )
-    return precompute_multiply_adds(
-        *sizes, once=False
-    ) / precompute_multiply_adds(*sizes, once=True)
+    every_step = precompute_multiply_adds(*sizes, once=False)
+    return every_step / precompute_multiply_adds(*sizes, once=True)
 
 
 def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:

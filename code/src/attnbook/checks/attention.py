@@ -165,9 +165,8 @@ def check_additive_score(
 def _additive_slips(
     query: Tensor, keys: Tensor, W: Tensor, U: Tensor, v: Tensor
 ) -> tuple[Slip, ...]:
-    hidden = (query.double() @ W.double().T).unsqueeze(
-        1
-    ) + keys.double() @ U.double().T  # W q + U k_j
+    projected_query = (query.double() @ W.double().T).unsqueeze(1)
+    hidden = projected_query + keys.double() @ U.double().T  # W q + U k_j
     v = v.double()
     where = "look at the hidden layer: e_j = v^T tanh(W q + U k_j)"
     return (

@@ -8,9 +8,8 @@
 
     def my_split(pairs, test_fraction, seed):
         cut = round(len(pairs) * (1 - test_fraction))
-        return pairs[:cut], pairs[
-            cut:
-        ]  # by pair: an English sentence can land on both sides
+        # by pair: an English sentence can land on both sides
+        return pairs[:cut], pairs[cut:]
 
 
     # fails, naming the sentence found on both sides

@@ -251,9 +251,8 @@ def _copy(value: object) -> object:
 def _call(fn: Callable[..., object], case: Case) -> tuple[bool, object]:
     try:
         return True, case.call(fn)
-    except (
-        Exception
-    ) as exc:  # the reader's code may fail in any way: the ✗ line names it
+    # the reader's code may fail in any way: the ✗ line names it
+    except Exception as exc:
         return False, exc
 
 

@@ -58,9 +58,9 @@ def _with_padding_gradient(
             loss.sum(), leaf, allow_unused=True
         )
         padded = tgt_out == pad_id
-        return loss, torch.zeros_like(
-            leaf[padded]
-        ) if gradient is None else gradient[padded]
+        if gradient is None:  # the loss does not depend on the logits
+            return loss, torch.zeros_like(leaf[padded])
+        return loss, gradient[padded]
 
     return call
 
@@ -95,9 +95,8 @@ def _loss_slips(
 ) -> tuple[Slip, ...]:
     real = tgt_out != pad_id  # (batch, tgt_len)
 
-    def token_losses(
-        leaf: Tensor,
-    ) -> Tensor:  # (batch, tgt_len), padding included
+    # (batch, tgt_len), padding included
+    def token_losses(leaf: Tensor) -> Tensor:
         return F.cross_entropy(
             leaf.flatten(0, 1), tgt_out.flatten(), reduction="none"
         ).view_as(tgt_out)

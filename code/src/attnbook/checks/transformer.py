@@ -33,9 +33,8 @@ def _decoder_mask_slips(
     tgt_mask: Tensor, expected: Tensor
 ) -> tuple[Slip, ...]:
     length = tgt_mask.shape[1]
-    keys = tgt_mask[
-        :, None, :
-    ]  # (batch, 1, tgt_len): key j is a real token
+    # (batch, 1, tgt_len): key j is a real token
+    keys = tgt_mask[:, None, :]
     queries = tgt_mask[:, :, None]  # (batch, tgt_len, 1)
     past = causal_mask(length)[None]  # (1, tgt_len, tgt_len): j <= i
     return (
@@ -141,11 +140,8 @@ def _heads_with(
     NaN where the change leaves it open."""
     heads, head_dim = mha.num_heads, mha.head_dim
 
-    def split(
-        x: Tensor,
-    ) -> (
-        Tensor
-    ):  # (batch, len, embed_dim) -> (batch, heads, len, head_dim)
+    # (batch, len, embed_dim) -> (batch, heads, len, head_dim)
+    def split(x: Tensor) -> Tensor:
         if interleaved:
             return x.view(*x.shape[:2], head_dim, heads).permute(
                 0, 3, 1, 2
@@ -272,9 +268,8 @@ def check_multihead_attention(
         (2, 3, 5, 8, 2, 8, 8),
         (3, 4, 6, 12, 3, 5, 7),
     ):
-        with torch.random.fork_rng(
-            devices=[]
-        ):  # the module's initial weights, sparing the reader's generator
+        # the module's initial weights, sparing the reader's generator
+        with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed + batch)
             mha = MultiHeadAttention(
                 embed_dim, num_heads, kdim=kdim, vdim=vdim

@@ -253,9 +253,8 @@ class MultiHeadAttention(nn.Module):
             return None
         _check_mask_dtype(mask)
         if mask.shape == (batch, src_len):
-            return mask[
-                :, None, None, :
-            ]  # (batch, 1, 1, src_len): the same for every head and query
+            # (batch, 1, 1, src_len): the same for every head and query
+            return mask[:, None, None, :]
         if (
             mask.dim() == 3
             and mask.shape[0] in (1, batch)

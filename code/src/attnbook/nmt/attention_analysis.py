@@ -342,9 +342,8 @@ def accuracy_with_forced_attention(
     ) -> tuple[Tensor, Tensor]:
         """Replace the weights (and so the context) of the selected target
         words by a one-hot choice."""
-        called = signature.bind(
-            *args, **kwargs
-        ).arguments  # the call's arguments, by name
+        # the call's arguments, by name
+        called = signature.bind(*args, **kwargs).arguments
         values = (
             called["keys"]
             if called.get("values") is None
@@ -362,9 +361,8 @@ def accuracy_with_forced_attention(
         )
         new_weights = torch.where(chosen.unsqueeze(-1), one_hot, weights)
         if weights.dim() == 2:
-            return torch.bmm(new_weights.unsqueeze(1), values).squeeze(
-                1
-            ), new_weights
+            context = torch.bmm(new_weights.unsqueeze(1), values)
+            return context.squeeze(1), new_weights
         return torch.bmm(new_weights, values), new_weights
 
     correct = total = 0
@@ -443,9 +441,8 @@ def head_alignment_accuracy(
             _, cross_weights = model.cross_attention(
                 batch.src, batch.src_mask, batch.tgt_in
             )
-            argmax = cross_weights.argmax(
-                dim=-1
-            ).cpu()  # (batch, layers, heads, tgt_len)
+            # (batch, layers, heads, tgt_len)
+            argmax = cross_weights.argmax(dim=-1).cpu()
             for row, pair in enumerate(chunk):
                 for i, truth in enumerate(pair.alignment):
                     hits += torch.isin(

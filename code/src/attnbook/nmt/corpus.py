@@ -247,9 +247,10 @@ def parse_tatoeba_lines(
                 )
             )
             continue
-        if english_prefixes is not None and not normalize(
-            fields[0]
-        ).replace("'", " ").startswith(english_prefixes):
+        normalized = normalize(fields[0]).replace("'", " ")
+        if english_prefixes is not None and not normalized.startswith(
+            english_prefixes
+        ):
             corpus.n_filtered += 1
             continue
         if (
@@ -402,9 +403,10 @@ def download_tatoeba(
                 f"the archive from {url} does not open ({error}; cut "
                 "short?); nothing saved"
             ) from None
+    # lines, the last one cut
     elif b"\t" in payload.split(b"\n", 1)[0] and not payload.endswith(
         b"\n"
-    ):  # lines, the last one cut
+    ):
         raise ValueError(
             f"the file from {url} does not end with a whole line (cut "
             "short?); nothing saved"

@@ -141,9 +141,8 @@ class BahdanauDecoder(_Decoder):
         embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
         state = self.init_state(memory)
         states, contexts, weights = [], [], []
-        for step_embedded in embedded.unbind(
-            dim=1
-        ):  # unbind, not slicing: a cheaper backward
+        # unbind, not slicing: a cheaper backward
+        for step_embedded in embedded.unbind(dim=1):
             context, step_weights = self.attention(
                 state,
                 memory.states,
@@ -311,13 +310,14 @@ class LuongDecoder(_Decoder):
         ``(attentional state s~_i, new state, weights)``."""
         if self.input_feeding:
             previous, fed = state.chunk(2, dim=-1)  # s_{i-1}, s~_{i-1}
+            # s_i
             current = self.rnn(
                 torch.cat([embedded, fed], dim=-1), previous
-            )  # s_i
+            )
         else:
-            current = self.rnn(embedded.unsqueeze(1), state.unsqueeze(0))[
-                1
-            ].squeeze(0)  # s_i
+            # s_i: the GRU's last state
+            _, last = self.rnn(embedded.unsqueeze(1), state.unsqueeze(0))
+            current = last.squeeze(0)
         # query: the current state
         context, weights = self.attend(current, memory)
         attentional = torch.tanh(
@@ -351,9 +351,9 @@ class LuongDecoder(_Decoder):
             )
         # (batch, tgt_len, emb_dim), once for all steps
         embedded = self.embedding(tgt_in)
-        if (
-            self.input_feeding
-        ):  # each step needs the last one's attention: step by step
+        # with input feeding each step needs the last one's attention:
+        # step by step
+        if self.input_feeding:
             state = self.init_state(memory)
             attentional_states, step_weights = [], []
             for step_embedded in embedded.unbind(dim=1):

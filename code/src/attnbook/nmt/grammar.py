@@ -127,9 +127,8 @@ class _SentenceBuilder:
             and self.target[-1] in ELISIONS
             and token.startswith(VOWELS)
         ):
-            self.target[-1] = ELISIONS[
-                self.target[-1]
-            ]  # "que un" -> "qu' un": same links, same category
+            # "que un" -> "qu' un": same links, same category
+            self.target[-1] = ELISIONS[self.target[-1]]
         self.target.append(token)
         self.alignment.append(aligned)
         self.sure.append(aligned if sure is None else sure)

@@ -213,17 +213,15 @@ class DecoderLayer(nn.Module):
         """Return the new states and the cross-attention weights ``(batch,
         num_heads, tgt_len, src_len)``."""
         normed = self.norm_self(states)
-        no_future = causal_mask(states.size(1), device=states.device)[
-            None
-        ]  # (1, tgt_len, tgt_len)
+        # (1, tgt_len, tgt_len)
+        no_future = causal_mask(states.size(1), device=states.device)[None]
         states = states + self.self_attn(normed, normed, mask=no_future)[0]
         context, cross_weights = self.cross_attn(
             self.norm_cross(states), memory.states, mask=memory.mask
         )
         states = states + context
-        return states + self.feed_forward(
-            self.norm_ff(states)
-        ), cross_weights
+        states = states + self.feed_forward(self.norm_ff(states))
+        return states, cross_weights
 
     def step(
         self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory
@@ -245,9 +243,8 @@ class DecoderLayer(nn.Module):
             self.norm_cross(states), memory.states, mask=memory.mask
         )
         states = states + context
-        return states + self.feed_forward(
-            self.norm_ff(states)
-        ), cross_weights
+        states = states + self.feed_forward(self.norm_ff(states))
+        return states, cross_weights
 
 
 @dataclass

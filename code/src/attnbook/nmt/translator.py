@@ -494,9 +494,8 @@ class Translator:
             stored = torch.load(
                 path, map_location="cpu", weights_only=True
             )
-        except (
-            OSError
-        ):  # no such file, no permission: not a question of format
+        # no such file, no permission: not a question of format
+        except OSError:
             raise
         # torch.load fails in many ways on a file it cannot read
         except Exception as error:
