@@ -61,9 +61,9 @@ lint:
 # in one pytest run so that one summary line counts them all. Two workers, one file each at a time
 # (--dist loadfile keeps a notebook's cells together), each on one thread so they do not fight.
 # tools/nbval_cache.py stores each chapter that passes in the book's cache of executed chapters, so
-# that the build which follows does not execute it again.
+# that the build which follows does not execute it again. Each step names its ten slowest tests.
 unit:
-	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -p nbval_cache -n 2 --dist loadfile tests code/src/attnbook chapters --nbval-lax
+	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -p nbval_cache -n 2 --dist loadfile --durations=10 tests code/src/attnbook chapters --nbval-lax
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
@@ -72,7 +72,7 @@ unit:
 BROWSER_WORKERS ?= 3
 browser:
 	@tools/install_browser.sh
-	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --dist loadscope
+	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --dist loadscope --durations=10
 
 # Only the test that every listing fits the page's code column without scrolling sideways (part of
 # `make browser`): ruff keeps code/ and chapters/ to 75 characters, and every code column, a folded
