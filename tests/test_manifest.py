@@ -55,4 +55,3 @@ def test_each_command_is_one_the_package_has(name, command):
     for word in words:
         if word.startswith("code/src/attnbook/data"):
             assert word.rstrip("/").split("/")[-1] in {name, "data"}, command
-
