@@ -20,12 +20,11 @@ from attnbook.benchmark.attention_cost import (
 )
 from attnbook.benchmark.bench import run_benchmark, time_key_precompute
 from attnbook.benchmark.bench_grids import GRIDS, VARIANTS, default_grid
-from attnbook.benchmark.bench_report import format_report, load_result, packaged_result
+from attnbook.benchmark.bench_report import format_report, packaged_result
 from attnbook.benchmark.bench_results import BenchmarkResult
 from attnbook.benchmark.timing import time_interleaved
 from attnbook.checks import check_attention_flops
 from attnbook.cli import main
-from attnbook.core.records import save_result
 
 CPU = torch.device("cpu")
 
@@ -224,14 +223,14 @@ def test_loglog_slope_recovers_the_exponent():
 
 
 def test_saved_result_loads_back_unchanged(tiny_run, tiny_result, tmp_path):
-    path = save_result(tiny_run, tmp_path / "nested" / "bench_cpu.json")
-    loaded = load_result(path)
+    path = tiny_run.save(tmp_path / "nested" / "bench_cpu.json")
+    loaded = BenchmarkResult.load(path)
     assert isinstance(loaded, BenchmarkResult) and loaded.to_dict() == tiny_result
     assert loaded.point(8, 16).seconds("package") == tiny_run.point(8, 16).seconds("package")
     not_a_result = tmp_path / "other.json"
     not_a_result.write_text('{"hello": 1}')
-    with pytest.raises(ValueError, match=r"other\.json is not a benchmark result: it lacks") as caught:
-        load_result(not_a_result)
+    with pytest.raises(ValueError, match=r"other\.json: not a benchmark result \(it lacks") as caught:
+        BenchmarkResult.load(not_a_result)
     assert "sdpa_ratio" not in str(caught.value) and "grid" in str(caught.value)
 
 
@@ -280,7 +279,7 @@ def test_bench_command_json_is_all_of_stdout_and_save_writes_the_same(tmp_path, 
     summary = json.loads(line)
     assert {"sdpa_ratio", "precompute_speedup", "grid", "threads", "device_name"} <= set(summary)
     assert summary["grid_config"]["name"] == "tiny"
-    assert load_result(path).to_dict() == summary
+    assert BenchmarkResult.load(path).to_dict() == summary
     assert any("sdpa_ratio" in line for line in captured.err.splitlines())  # the readable table: on stderr
 
 

@@ -1,6 +1,7 @@
 """The bottleneck study: a tiny run end to end, its JSON, its command, and the recorded run in the package."""
 
 import json
+import math
 
 import pytest
 import torch
@@ -9,6 +10,7 @@ from attnbook.cli import main
 from attnbook.nmt.training import TrainConfig
 from attnbook.studies import bottleneck
 from attnbook.studies.experiment import DataConfig, ExperimentConfig, ModelConfig
+from attnbook.studies.replay import replay
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -51,8 +53,8 @@ def test_the_same_seed_gives_the_same_run_and_another_seed_another(tiny_study):
 
 
 def test_a_study_survives_its_json_and_prints_one_row_per_model(tiny_study, tmp_path):
-    path = bottleneck.save_study(tiny_study, tmp_path / "study.json")
-    assert bottleneck.load_study(path) == tiny_study
+    path = tiny_study.save(tmp_path / "study.json")
+    assert bottleneck.BottleneckStudy.load(path) == tiny_study
     table = bottleneck.format_study(tiny_study).splitlines()
     assert len(table) == 1 + 4 + 1 and table[2].startswith("no attention") and "2 seeds" in table[-1]
 
@@ -61,16 +63,18 @@ def test_a_file_that_is_not_a_study_is_refused_with_its_name(tmp_path):
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"runs": []}), encoding="utf-8")
     with pytest.raises(ValueError, match=r"other\.json"):
-        bottleneck.load_study(path)
+        bottleneck.BottleneckStudy.load(path)
     with pytest.raises(ValueError, match="at least one model"):
         bottleneck.run_study(TINY, models=[], seeds=(0,))
 
 
 def test_retraining_the_start_of_a_run_gives_its_recorded_curve(tiny_study):
     run = tiny_study.runs_of(tiny_study.models[-1])[1]  # reversed, seed 1
-    again = bottleneck.retrain_start(tiny_study, run, epochs=1)
+    epoch = math.ceil(TINY.data.n_train / TINY.train.batch_size)
+    again = replay(tiny_study.recorded_start(run), steps=epoch)
     recorded = dict(zip(run.val_steps, run.val_losses, strict=True))
-    assert [r.loss for r in again.val_history] == [recorded[r.step] for r in again.val_history]
+    assert again.steps == tuple(step for step in run.val_steps if step <= epoch)
+    assert again.live == again.recorded == tuple(recorded[step] for step in again.steps)
 
 
 def test_the_command_prints_the_table_saves_it_and_ends_with_json(monkeypatch, tmp_path, capsys):
@@ -92,11 +96,11 @@ def test_the_command_prints_the_table_saves_it_and_ends_with_json(monkeypatch, t
     (line,) = captured.out.strip().splitlines()  # the JSON only; the table on stderr
     study = bottleneck.BottleneckStudy.from_dict(json.loads(line))
     assert [m.label for m in study.models] == ["attention", "no attention"] and study.seeds == [3]
-    assert bottleneck.load_study(saved) == study and captured.err.startswith("model")
+    assert bottleneck.BottleneckStudy.load(saved) == study and captured.err.startswith("model")
 
 
 def test_the_recorded_study_was_made_by_this_package_with_the_chapters_settings():
-    study = bottleneck.packaged_study()
+    study = bottleneck.BottleneckStudy.packaged()
     assert bottleneck.study_config(study) == bottleneck.default_base()
     assert study.models == list(bottleneck.study_models())
     assert study.seeds == [0, 1, 2] and study.environment.device == "cpu"

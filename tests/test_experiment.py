@@ -48,7 +48,7 @@ def test_impossible_configurations_are_refused_when_built(build, facts):
 
 
 def test_the_luong_score_can_be_chosen_and_reaches_the_model(toy_vocabs):
-    from attnbook.studies.experiment import build_translator
+    from attnbook.studies.recipe import build_translator
 
     config = ExperimentConfig(model=ModelConfig(attention="luong", luong_score="location", hidden_dim=8))
     translator = build_translator(config, *toy_vocabs)

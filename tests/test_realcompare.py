@@ -12,7 +12,9 @@ from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.studies import realcompare
+from attnbook.studies.published import PUBLISHED_BLEU
 from attnbook.studies.realdata import RealConfig
+from attnbook.studies.replay import replay
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -65,8 +67,8 @@ def test_each_transformer_run_records_how_often_each_head_agrees_with_the_gru(ti
 
 
 def test_a_comparison_survives_its_json_and_merges_with_another_seed(tiny_comparison, tmp_path):
-    path = realcompare.save_comparison(tiny_comparison, tmp_path / "c.json")
-    again = realcompare.load_comparison(path)
+    path = tiny_comparison.save(tmp_path / "c.json")
+    again = realcompare.RealComparison.load(path)
     assert again == tiny_comparison
     assert realcompare.comparison_config(again) == TINY
     assert realcompare.comparison_transformer(again) == TINY_TRANSFORMER
@@ -84,16 +86,14 @@ def test_a_file_that_is_not_a_comparison_is_refused_with_its_name(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"runs": []}', encoding="utf-8")
     with pytest.raises(ValueError, match=r"other\.json: not a recorded comparison"):
-        realcompare.load_comparison(path)
+        realcompare.RealComparison.load(path)
 
 
 def test_retraining_the_start_of_a_run_gives_its_recorded_losses(tiny_comparison, tiny_pairs):
     run = tiny_comparison.runs_of("transformer")[1]
-    again = realcompare.retrain_comparison_start(
-        tiny_comparison, run, tiny_pairs, steps=2 * TINY.train.log_every
-    )
-    assert again.steps == 2 * TINY.train.log_every
-    assert [r.loss for r in again.history] == pytest.approx(run.train_losses[:2], rel=1e-4)
+    again = replay(tiny_comparison.recorded_start(run), steps=2 * TINY.train.log_every, pairs=tiny_pairs)
+    assert again.training.steps == 2 * TINY.train.log_every and again.recorded == run.train_losses[:2]
+    assert again.live == pytest.approx(again.recorded, rel=1e-4)
 
 
 def test_an_unknown_model_is_refused_before_anything_trains(tiny_pairs):
@@ -103,11 +103,11 @@ def test_an_unknown_model_is_refused_before_anything_trains(tiny_pairs):
 
 def test_the_published_scores_cite_the_bibliography_and_the_figure_places_them():
     bib = (shipped_path().parents[4] / "references.bib").read_text(encoding="utf-8")
-    for score in realcompare.PUBLISHED_BLEU:
+    for score in PUBLISHED_BLEU:
         for key in score.cite.split(","):
             assert f"{{{key}," in bib, key
         assert 0 < score.bleu_low <= score.bleu_high < 100
-    entries = [ScaleEntry(s.system, s.bleu_low, s.bleu_high, "published") for s in realcompare.PUBLISHED_BLEU]
+    entries = [ScaleEntry(s.system, s.bleu_low, s.bleu_high, "published") for s in PUBLISHED_BLEU]
     ax = bleu_scale_figure([*entries, ScaleEntry("ours", 37.0, 37.0)])
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0] == "OPUS-MT / Tatoeba-MT Transformers" and "ours" in labels

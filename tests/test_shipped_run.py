@@ -3,14 +3,15 @@ steps of its run, trained again, give the losses that run recorded."""
 
 import pytest
 
-from attnbook.studies.shipped import retrain_shipped_start, shipped_run_record
+from attnbook.studies.replay import replay
+from attnbook.studies.shipped import ShippedRun
 
 
 def test_the_shipped_translators_first_steps_train_again_to_its_record():
-    record = dict(shipped_run_record()["train_loss"])
-    result = retrain_shipped_start(20)
-    again = {entry.step: entry.loss for entry in result.history}
-    assert sorted(again) == [10, 20]
+    record = dict(ShippedRun.packaged().train_loss)
+    replayed = replay(ShippedRun.packaged().recorded_start(), steps=20)
+    again = dict(zip(replayed.steps, replayed.live, strict=True))
+    assert sorted(again) == [10, 20] and replayed.training.steps == 20
     # another thread count or CPU moves the last digits only; another
     # seed, split, rate or model moves the second digit (5.30 at step 10)
     for step in (10, 20):
@@ -18,17 +19,17 @@ def test_the_shipped_translators_first_steps_train_again_to_its_record():
 
 
 def test_the_record_is_the_whole_run_that_gave_the_shipped_weights():
-    record = shipped_run_record()
-    steps = [step for step, _ in record["train_loss"]]
-    assert steps == list(range(10, record["train_steps"] + 1, 10))
-    assert record["reproduces_shipped_file"]["max_weight_difference"] == 0
+    record = ShippedRun.packaged()
+    steps = [step for step, _ in record.train_loss]
+    assert steps == list(range(10, record.train_steps + 1, 10))
+    assert record.reproduces_shipped_file["max_weight_difference"] == 0
 
 
 def test_chapter_6s_shipped_baseline_is_the_grammar_baseline_and_trains_again_to_its_record():
     from attnbook.nmt.data import Vocab
     from attnbook.nmt.training import TrainResult
-    from attnbook.studies import grammar_baseline_config, packaged_grammar_baseline, train_grammar_translator
-    from attnbook.studies.shipped import GRAMMAR_CONFIG
+    from attnbook.studies import grammar_baseline_config, packaged_grammar_baseline
+    from attnbook.studies.shipped import GRAMMAR_CONFIG, GrammarBaselineRun
 
     translator, result, where = packaged_grammar_baseline("cpu")
     config = grammar_baseline_config()
@@ -38,7 +39,6 @@ def test_chapter_6s_shipped_baseline_is_the_grammar_baseline_and_trains_again_to
     assert translator.src_vocab.tokens == Vocab.build(p.source for p in splits.train).tokens
     assert TrainResult.from_dict(result.to_dict()) == result
     assert where["threads"] == 1 and result.steps <= 4 * 157 and len(result.val_history) >= 10
-    _, again = train_grammar_translator(config, stop_after=20)
-    assert [r.step for r in again.history] == [10, 20]
-    for new, old in zip(again.history, result.history, strict=False):
-        assert new.loss == pytest.approx(old.loss, rel=1e-4)
+    again = replay(GrammarBaselineRun.packaged().recorded_start(), steps=20)
+    assert again.steps == (10, 20) and again.recorded == tuple(r.loss for r in result.history[:2])
+    assert again.live == pytest.approx(again.recorded, rel=1e-4)

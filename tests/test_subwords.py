@@ -14,21 +14,20 @@ from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, attention_to_words, lea
 from attnbook.studies.pieces import (
     PiecesEvaluation,
     PiecesHeatmap,
-    UnitsComparison,
-    UnitsRun,
-    chapter_units_run,
-    load_units_comparison,
-    merge_units_comparisons,
-    packaged_units_comparison,
     pick_heatmap,
-    real_config,
-    retrain_pieces_start,
     run_pieces_experiment,
-    save_units_comparison,
     score_report,
     words_in_several_pieces,
 )
 from attnbook.studies.realdata import RealConfig
+from attnbook.studies.replay import replay
+from attnbook.studies.units import (
+    UnitsComparison,
+    UnitsRun,
+    chapter_units_run,
+    merge_units_comparisons,
+    real_config,
+)
 
 
 @pytest.fixture(scope="module")
@@ -183,18 +182,17 @@ def test_the_heatmap_is_the_first_fitting_translation_a_correct_one_first():
 
 
 def test_the_recorded_chapter_run_trains_again_to_its_losses(cased):
-    record = packaged_units_comparison()
+    record = UnitsComparison.packaged()
     run = record.chapter_run
     assert len(run.examples) == 3 and len(run.train_losses) >= 3
     heatmap = run.heatmap
     assert isinstance(heatmap, PiecesHeatmap) and len(heatmap.weights) == len(heatmap.target_pieces)
     assert all(len(row) == len(heatmap.source_pieces) and sum(row) <= 1 + 1e-6 for row in heatmap.weights)
-    again = retrain_pieces_start(record, cased, steps=10)
-    torch.testing.assert_close(
-        torch.tensor([r.loss for r in again.history]), torch.tensor(run.train_losses[:1]), rtol=1e-3, atol=0.0
-    )
+    again = replay(record.recorded_start(), steps=10, pairs=cased)
+    assert again.recorded == run.train_losses[:1]
+    torch.testing.assert_close(torch.tensor(again.live), torch.tensor(again.recorded), rtol=1e-3, atol=0.0)
     with pytest.raises(ValueError, match="at least 1"):
-        retrain_pieces_start(record, cased, steps=0)
+        replay(record.recorded_start(), steps=0, pairs=cased)
 
 
 def test_run_real_experiment_refuses_pieces(lowered):
@@ -205,15 +203,15 @@ def test_run_real_experiment_refuses_pieces(lowered):
 
 
 def test_recorded_comparison_round_trips(tmp_path):
-    recorded = packaged_units_comparison()
+    recorded = UnitsComparison.packaged()
     assert isinstance(recorded, UnitsComparison)
     assert {r.units for r in recorded.runs} == {"words", "pieces"}
     assert [r.seed for r in recorded.runs_of("pieces")] == [r.seed for r in recorded.runs_of("words")]
-    path = save_units_comparison(recorded, tmp_path / "again.json")
-    assert load_units_comparison(path) == recorded
+    path = recorded.save(tmp_path / "again.json")
+    assert UnitsComparison.load(path) == recorded
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     with pytest.raises(ValueError, match="not a recorded comparison"):
-        load_units_comparison(tmp_path / "bad.json")
+        UnitsComparison.load(tmp_path / "bad.json")
 
 
 def test_sentence_pair_of_pieces_is_a_plain_pair(french_units):
@@ -263,9 +261,9 @@ def test_merge_refuses_a_seed_twice_and_other_configurations():
 def test_cli_subwords_merge_writes_one_record(tmp_path, capsys):
     from attnbook.cli import main
 
-    paths = [save_units_comparison(_part(s), tmp_path / f"part{s}.json") for s in (0, 1)]
+    paths = [_part(s).save(tmp_path / f"part{s}.json") for s in (0, 1)]
     assert main(["subwords", "--merge", *map(str, paths), "--save", str(tmp_path / "all.json")]) == 0
-    merged = load_units_comparison(tmp_path / "all.json")
+    merged = UnitsComparison.load(tmp_path / "all.json")
     assert [r.seed for r in merged.runs_of("pieces")] == [0, 1]
 
 

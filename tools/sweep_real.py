@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from dataclasses import asdict, replace
 
 import torch
 
-from attnbook.nmt import evaluate_real, split_by_english
+from attnbook.nmt import evaluate_real
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
-from attnbook.nmt.data import Vocab
-from attnbook.nmt.training import train
 from attnbook.nmt.transformer import TransformerSizes
-from attnbook.studies import build_translator, comparison_model_config
-from attnbook.studies.realdata import RealConfig
+from attnbook.studies import comparison_model_config
+from attnbook.studies.realdata import RealConfig, prepare_real_data
+from attnbook.studies.recipe import run_once
 
 
 def main() -> None:
@@ -55,20 +53,12 @@ def main() -> None:
         replace(base, train=train_config, model=model), args.model, args.seed, sizes
     )
     pairs = load_tatoeba(shipped_path()).pairs
-    data = config.data
-    split = split_by_english(
-        pairs, test_fraction=data.test_fraction, val_fraction=data.val_fraction, seed=data.split_seed
-    )
-    src_vocab = Vocab.build((p.source for p in split.train), min_count=data.min_count)
-    tgt_vocab = Vocab.build((p.target for p in split.train), min_count=data.min_count)
-    longest = max(data.max_src_len, *(len(p.source) for p in pairs))
-    translator = build_translator(config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest)
-    start = time.process_time()
-    result = train(translator, split.train, split.val, config.train, progress=False)
-    cpu_seconds = time.process_time() - start
+    data = prepare_real_data(pairs, config.data)
+    run = run_once(config, data)
+    translator, result, cpu_seconds = run.translator, run.training, run.cpu_seconds
     scores = {}
     for beam in args.beams:
-        score = evaluate_real(translator, split.test, beam_size=beam).score
+        score = evaluate_real(translator, data.split.test, beam_size=beam).score
         scores[beam] = {"bleu": score.bleu, "bleu_single": score.bleu_single, "chrf": score.chrf}
     record = {
         "setting": vars(args),

@@ -4,7 +4,8 @@
 A result is saved as the JSON of
 :meth:`~attnbook.benchmark.bench_results.BenchmarkResult.to_dict` and
 loaded back into a
-:class:`~attnbook.benchmark.bench_results.BenchmarkResult`;
+:class:`~attnbook.benchmark.bench_results.BenchmarkResult` (its ``save``
+and ``load``);
 a run recorded on a CUDA GPU ships with the package
 (:func:`packaged_result`), so a reader without a GPU still sees one.
 
@@ -19,41 +20,13 @@ True
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 from attnbook.benchmark.bench_grids import VARIANTS
 from attnbook.benchmark.bench_results import BenchmarkResult
-from attnbook.core.records import package_file, package_path
-
-PACKAGED_CUDA_RESULT = "bench_cuda.json"
-"""The file name, in the package's ``data`` folder, of a benchmark run
-recorded on a CUDA GPU."""
-
-
-def load_result(path: str | os.PathLike[str]) -> BenchmarkResult:
-    """Read a result written by :func:`save_result` (or ``python -m
-    attnbook bench --save``).
-
-    Raises:
-        ValueError: the file is not a benchmark result;
-            the message names the file and what it lacks.
-    """
-    values = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(values, dict):
-        raise ValueError(
-            f"{path} is not a benchmark result: it holds a "
-            f"{type(values).__name__}"
-        )
-    try:
-        return BenchmarkResult.from_dict(values)
-    except ValueError as error:
-        raise ValueError(f"{path} is {error}") from error
+from attnbook.core.records import package_file
 
 
 def packaged_result(
-    name: str = PACKAGED_CUDA_RESULT,
+    name: str = BenchmarkResult.PACKAGED,
 ) -> BenchmarkResult | None:
     """Load a result shipped in ``attnbook/data`` (e.g. a recorded CUDA
     run), or ``None`` if there is none.
@@ -63,8 +36,7 @@ def packaged_result(
     """
     if not package_file(name).is_file():
         return None
-    with package_path(name) as path:
-        return load_result(path)
+    return BenchmarkResult.packaged(name)
 
 
 def _ms(seconds: float | None) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from attnbook.benchmark.bench_grids import VARIANTS, BenchGrid
 from attnbook.benchmark.timing import Timing
-from attnbook.core.records import Environment
+from attnbook.core.records import Environment, Record
 
 SDPA_RATIO_REFERENCE = 1.3
 """A reference for ``sdpa_ratio``: the package within this factor of SDPA
@@ -256,7 +256,7 @@ class PrecomputeTiming:
 
 
 @dataclass(frozen=True)
-class BenchmarkResult:
+class BenchmarkResult(Record):
     """One run of :func:`run_benchmark`.
 
     Attributes:
@@ -269,6 +269,9 @@ class BenchmarkResult:
         load_average_end: the load average when the run ended.
         seconds: how long the run took.
     """
+
+    PACKAGED = "bench_cuda.json"
+    WHAT = "a benchmark result"
 
     environment: Environment
     ratio_point: AttentionPoint
@@ -305,7 +308,9 @@ class BenchmarkResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the JSON that ``python -m attnbook bench --json``
-        prints and ``--save`` writes."""
+        prints and ``--save`` writes: the environment's fields at the top
+        level and the headline ratios beside their targets, so that the
+        JSON reads without the classes."""
         return {
             **vars(self.environment),
             "sdpa_ratio": self.sdpa_ratio,
@@ -343,7 +348,7 @@ class BenchmarkResult:
         }
         missing = sorted(required - set(values))
         if missing:
-            raise ValueError(f"not a benchmark result: it lacks {missing}")
+            raise ValueError(f"it lacks {missing}")
         environment = Environment(
             **{name: values[name] for name in environment_keys},
             dtype=values.get("dtype", "float32"),

@@ -24,7 +24,6 @@ from attnbook.cli.options import (
     add_run_options,
     add_study_options,
 )
-from attnbook.core.records import save_result
 
 
 def add_bench_command(commands: SubCommands) -> None:
@@ -70,5 +69,5 @@ def run_bench_command(args: argparse.Namespace) -> int:
     result = bench.run_benchmark(
         grid, device=device, threads=args.threads, progress=args.progress
     )
-    saved = save_result(result, args.save) if args.save else None
+    saved = result.save(args.save) if args.save else None
     return report(args, format_report(result), result.to_dict(), saved)

@@ -85,7 +85,7 @@ def run_bottleneck_command(args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=args.progress,
     )
-    saved = bottleneck.save_study(study, args.save) if args.save else None
+    saved = study.save(args.save) if args.save else None
     return report(
         args, bottleneck.format_study(study), study.to_dict(), saved
     )

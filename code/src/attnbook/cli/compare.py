@@ -82,11 +82,7 @@ def run_compare(args: argparse.Namespace) -> int:
         command=command,
         progress=args.progress,
     )
-    saved = (
-        realcompare.save_comparison(comparison, args.save)
-        if args.save
-        else None
-    )
+    saved = comparison.save(args.save) if args.save else None
     return report(
         args,
         realcompare.format_comparison(comparison),

@@ -1,6 +1,6 @@
 """``attnbook subwords``: the recorded comparison of words and subword
 pieces on the shipped pairs, once per seed (see
-:mod:`attnbook.studies.pieces`).
+:mod:`attnbook.studies.units`).
 
 Example::
 
@@ -28,14 +28,13 @@ from attnbook.cli.options import (
     positive_int,
 )
 from attnbook.nmt.corpus import shipped_path
-from attnbook.studies.pieces import (
+from attnbook.studies.realdata import RealConfig
+from attnbook.studies.units import (
+    UnitsComparison,
     compare_units,
     format_units_comparison,
-    load_units_comparison,
     merge_units_comparisons,
-    save_units_comparison,
 )
-from attnbook.studies.realdata import RealConfig
 
 
 def add_subwords_command(commands: SubCommands) -> None:
@@ -99,7 +98,7 @@ def run_subwords_command(args: argparse.Namespace) -> int:
         check_output_paths(args, "--save")
         if args.merge:
             parts = [
-                load_units_comparison(check_input_file(path, "--merge"))
+                UnitsComparison.load(check_input_file(path, "--merge"))
                 for path in args.merge
             ]
             comparison = merge_units_comparisons(
@@ -120,9 +119,7 @@ def run_subwords_command(args: argparse.Namespace) -> int:
             comparison = replace(comparison, command=command_line(args))
     except (InputError, ValueError, OSError) as error:
         return fail(error)
-    saved = (
-        save_units_comparison(comparison, args.save) if args.save else None
-    )
+    saved = comparison.save(args.save) if args.save else None
     return report(
         args,
         format_units_comparison(comparison),

@@ -56,7 +56,7 @@ from attnbook.studies.experiment import (
 )
 from attnbook.studies.pieces import PiecesExperiment, run_pieces_experiment
 from attnbook.studies.realdata import RealConfig, run_real_experiment
-from attnbook.studies.recorded import record_run, save_recorded_run
+from attnbook.studies.recorded import record_run
 
 GRAMMAR = "grammar"
 """The ``--corpus`` of the toy grammar, the default."""
@@ -315,9 +315,7 @@ def _train_on_pairs(args: argparse.Namespace) -> int:
     if args.save:
         experiment.translator.save(args.save)
     if args.record:
-        save_recorded_run(
-            record_run(experiment, command_line(args)), args.record
-        )
+        record_run(experiment, command_line(args)).save(args.record)
     search = (
         "greedy search"
         if experiment.config.beam_size == 1

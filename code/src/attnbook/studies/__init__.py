@@ -1,11 +1,10 @@
 """The book's studies: chapter 6's experiment and bottleneck study,
-chapter 1's capacity experiment, the running example, and the run on
-real sentences."""
+chapter 1's capacity experiment, the running example, the runs on real
+sentences, their records, and the replay of a record's first steps."""
 
 from attnbook.studies.bottleneck import (
+    BottleneckStudy,
     format_study,
-    packaged_study,
-    retrain_start,
     study_config,
 )
 from attnbook.studies.capacity import (
@@ -16,35 +15,29 @@ from attnbook.studies.experiment import (
     DataConfig,
     ExperimentConfig,
     ModelConfig,
-    build_translator,
     run_experiment,
 )
 from attnbook.studies.pieces import (
-    chapter_units_run,
-    format_units_comparison,
-    packaged_units_comparison,
-    retrain_pieces_start,
     run_pieces_experiment,
-    units_config,
     words_in_several_pieces,
 )
+from attnbook.studies.published import PUBLISHED_BLEU
 from attnbook.studies.realcompare import (
     COMPARED_LABELS,
-    PUBLISHED_BLEU,
+    RealComparison,
     comparison_model_config,
     format_comparison,
-    packaged_comparison,
-    retrain_comparison_start,
 )
 from attnbook.studies.realdata import (
     RealConfig,
     run_real_experiment,
 )
+from attnbook.studies.recipe import RecordedStart, build_translator
 from attnbook.studies.recorded import (
-    packaged_recorded_run,
+    RecordedTranslations,
     recorded_config,
-    retrain_recorded_start,
 )
+from attnbook.studies.replay import replay
 from attnbook.studies.running_example import (
     RUNNING_PAIR,
     held_out_pairs,
@@ -53,20 +46,30 @@ from attnbook.studies.running_example import (
 from attnbook.studies.shipped import (
     grammar_baseline_config,
     packaged_grammar_baseline,
-    train_grammar_translator,
     write_grammar_baseline,
     write_grammar_translator,
+)
+from attnbook.studies.units import (
+    UnitsComparison,
+    chapter_units_run,
+    format_units_comparison,
+    units_config,
 )
 
 __all__ = [
     "COMPARED_LABELS",
     "PUBLISHED_BLEU",
     "RUNNING_PAIR",
+    "BottleneckStudy",
     "CapacityModel",
     "DataConfig",
     "ExperimentConfig",
     "ModelConfig",
+    "RealComparison",
     "RealConfig",
+    "RecordedStart",
+    "RecordedTranslations",
+    "UnitsComparison",
     "build_translator",
     "capacity_sweep",
     "chapter_units_run",
@@ -76,22 +79,14 @@ __all__ = [
     "format_units_comparison",
     "grammar_baseline_config",
     "held_out_pairs",
-    "packaged_comparison",
     "packaged_grammar_baseline",
-    "packaged_recorded_run",
-    "packaged_study",
-    "packaged_units_comparison",
     "recorded_config",
-    "retrain_comparison_start",
-    "retrain_pieces_start",
-    "retrain_recorded_start",
-    "retrain_start",
+    "replay",
     "run_experiment",
     "run_pieces_experiment",
     "run_real_experiment",
     "running_example",
     "study_config",
-    "train_grammar_translator",
     "units_config",
     "words_in_several_pieces",
     "write_grammar_baseline",

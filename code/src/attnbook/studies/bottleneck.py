@@ -5,8 +5,8 @@ sizes and with its source reversed, over several seeds.
 A chapter cannot afford to train a dozen models until they stop on a CPU,
 so the study is run once from the command line and its result ships with
 the package: :func:`run_study` trains and evaluates the models,
-:class:`BottleneckStudy` holds the result and its JSON,
-:func:`packaged_study` loads the recorded run that chapter 6 shows,
+:class:`BottleneckStudy` holds the result and its JSON
+(``BottleneckStudy.packaged()`` is the recorded run that chapter 6 shows),
 and :func:`format_study` prints a table of it. Record it again with::
 
     python -m attnbook bottleneck \
@@ -32,34 +32,32 @@ attention, reversed', 128)]
 
 from __future__ import annotations
 
-import os
-import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from attnbook.core.records import (
     Environment,
+    Record,
     environment,
-    load_result,
-    package_path,
-    save_result,
+    mean_sd,
 )
-from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
-from attnbook.nmt.grammar import DataSplits
 from attnbook.nmt.metrics import TranslationMetrics
 from attnbook.nmt.side_by_side import TrainingRun, train_side_by_side
-from attnbook.nmt.training import TrainConfig, TrainResult, train
+from attnbook.nmt.training import TrainConfig
 from attnbook.studies.experiment import (
     DataConfig,
     ExperimentConfig,
     ModelConfig,
-    build_translator,
+)
+from attnbook.studies.recipe import (
+    RecordedStart,
+    new_translator,
+    words_data,
 )
 
 STUDY_TRAIN = TrainConfig(
@@ -67,10 +65,6 @@ STUDY_TRAIN = TrainConfig(
 )
 """How every model of the study trains: at most 32 epochs, early stopping
 with two halvings of the rate."""
-
-PACKAGED_STUDY = "bottleneck_cpu.json"
-"""The file name, in the package's ``data`` folder, of the
-recorded study."""
 
 
 @dataclass(frozen=True)
@@ -154,21 +148,9 @@ class StudyRun:
         """The lowest validation loss, in nats per token."""
         return min(self.val_losses)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> StudyRun:
-        fields = dict(values)
-        fields["model"] = StudyModel(**fields["model"])
-        fields["metrics"] = TranslationMetrics(**fields["metrics"])
-        for name in ("lr_drop_steps", "val_steps", "val_losses"):
-            fields[name] = tuple(fields[name])
-        return cls(**fields)
-
 
 @dataclass(frozen=True)
-class BottleneckStudy:
+class BottleneckStudy(Record):
     """A run of :func:`run_study`.
 
     Attributes:
@@ -178,6 +160,9 @@ class BottleneckStudy:
         runs: one per model and seed.
         seconds: how long the whole study took.
     """
+
+    PACKAGED = "bottleneck_cpu.json"
+    WHAT = "a recorded bottleneck study"
 
     environment: Environment
     config: dict[str, Any]
@@ -200,51 +185,22 @@ class BottleneckStudy:
             key=lambda run: run.seed,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "environment": asdict(self.environment),
-            "config": self.config,
-            "runs": [run.to_dict() for run in self.runs],
-            "seconds": self.seconds,
-        }
+    def recorded_start(self, run: StudyRun) -> RecordedStart:
+        """``run``'s configuration and its validation losses, to train
+        its first steps again.
 
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> BottleneckStudy:
-        """Read :meth:`to_dict`'s output back.
-
-        Raises:
-            ValueError: a key is missing or of the wrong shape;
-                the message names it.
+        The first weights, the batch order and the learning rate are those
+        of the recorded run, so the validation losses should match the
+        record's at the same steps (up to the rounding of another CPU),
+        as long as the run neither halved its rate nor stopped in those
+        steps.
         """
-        try:
-            return cls(
-                Environment(**values["environment"]),
-                dict(values["config"]),
-                tuple(StudyRun.from_dict(run) for run in values["runs"]),
-                float(values["seconds"]),
-            )
-        except (KeyError, TypeError) as error:
-            raise ValueError(
-                f"not a bottleneck study: {error!r}"
-            ) from error
-
-
-def _draw(
-    data: DataConfig, orders: set[bool]
-) -> tuple[dict[bool, DataSplits], Vocab, Vocab]:
-    """The splits for each source order in ``orders`` (``reverse_source``),
-    and the English and French vocabularies of the training split as
-    written, which every model shares."""
-    splits = {
-        flag: replace(data, reverse_source=flag).splits()
-        for flag in {False, *orders}
-    }
-    words = splits[False].train
-    return (
-        splits,
-        Vocab.build(p.source for p in words),
-        Vocab.build(p.target for p in words),
-    )
+        return RecordedStart(
+            run.model.config(study_config(self), run.seed),
+            val_losses=dict(
+                zip(run.val_steps, run.val_losses, strict=True)
+            ),
+        )
 
 
 def default_base() -> ExperimentConfig:
@@ -284,20 +240,20 @@ def run_study(
         raise ValueError("the study needs at least one model and one seed")
     device = torch.device(device)
     start = time.perf_counter()
-    splits, src_vocab, tgt_vocab = _draw(
-        base.data, {m.reverse_source for m in models}
-    )
+    # the same sentences in both orders, so the same vocabularies
+    data = {
+        flag: words_data(replace(base.data, reverse_source=flag).splits())
+        for flag in dict.fromkeys(m.reverse_source for m in models)
+    }
     planned = [(model, seed) for seed in seeds for model in models]
     readers, runs = [], []
     for model, seed in planned:
         config = model.config(base, seed)
-        reader = build_translator(
-            config, src_vocab, tgt_vocab, device=device
-        )
-        data = splits[model.reverse_source]
+        reader = new_translator(config, data[model.reverse_source], device)
+        words = data[model.reverse_source]
         readers.append(reader)
         runs.append(
-            TrainingRun(reader, data.train, data.val, config.train)
+            TrainingRun(reader, words.train, words.val, config.train)
         )
     results = train_side_by_side(runs, workers=workers, progress=progress)
     study_runs = []
@@ -305,7 +261,9 @@ def run_study(
         planned, readers, results, strict=True
     ):
         metrics = evaluate(
-            reader, splits[model.reverse_source].test, with_alignment=False
+            reader,
+            data[model.reverse_source].split.test,
+            with_alignment=False,
         ).metrics
         study_runs.append(
             StudyRun(
@@ -337,33 +295,6 @@ def run_study(
     )
 
 
-def save_study(
-    study: BottleneckStudy, path: str | os.PathLike[str]
-) -> Path:
-    """Write a study as indented JSON (creating the folder);
-    return the path."""
-    return save_result(study, path)
-
-
-def load_study(path: str | os.PathLike[str]) -> BottleneckStudy:
-    """Read a study written by :func:`save_study`.
-
-    Raises:
-        ValueError: the file does not hold a study;
-            the message names the file.
-    """
-    return load_result(
-        BottleneckStudy.from_dict, path, "a recorded bottleneck study"
-    )
-
-
-def packaged_study(name: str = PACKAGED_STUDY) -> BottleneckStudy:
-    """The study recorded in the package (see the module's docstring for
-    how it was made)."""
-    with package_path(name) as path:
-        return load_study(path)
-
-
 def study_config(study: BottleneckStudy) -> ExperimentConfig:
     """The :class:`~attnbook.studies.experiment.ExperimentConfig` a study's
     models were derived from."""
@@ -375,35 +306,8 @@ def study_config(study: BottleneckStudy) -> ExperimentConfig:
     )
 
 
-def retrain_start(
-    study: BottleneckStudy, run: StudyRun, epochs: int = 1
-) -> TrainResult:
-    """Train ``run``'s model again from its seed, for its first ``epochs``,
-    on the CPU.
-
-    The first weights, the batch order and the learning rate are those of
-    the recorded run, so the validation losses should match the record's at
-    the same steps (up to the rounding of another CPU), as long as the run
-    neither halved its rate nor stopped in those epochs.
-    """
-    base = study_config(study)
-    config = run.model.config(
-        replace(base, train=replace(base.train, max_epochs=epochs)),
-        run.seed,
-    )
-    splits, src_vocab, tgt_vocab = _draw(
-        config.data, {run.model.reverse_source}
-    )
-    reader = build_translator(config, src_vocab, tgt_vocab, device="cpu")
-    data = splits[run.model.reverse_source]
-    return train(
-        reader, data.train, data.val, config.train, progress=False
-    )
-
-
 def _mean_sd(values: Sequence[float]) -> str:
-    spread = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.mean(values):.3f} ± {spread:.3f}"
+    return "{:.3f} ± {:.3f}".format(*mean_sd(values))
 
 
 def format_study(study: BottleneckStudy) -> str:
@@ -419,11 +323,11 @@ def format_study(study: BottleneckStudy) -> str:
     lines = [header]
     for model in study.models:
         runs = study.runs_of(model)
-        steps = statistics.mean(r.steps for r in runs)
+        steps = mean_sd([r.steps for r in runs])[0]
         stopped = sum(r.stopped_early for r in runs)
         loss = _mean_sd([r.best_loss for r in runs])
         exact = _mean_sd([r.metrics.exact_match for r in runs])
-        bleu = statistics.mean(r.metrics.bleu for r in runs)
+        bleu = mean_sd([r.metrics.bleu for r in runs])[0]
         accuracy = _mean_sd(
             [r.metrics.token_accuracy_by_length[longest] for r in runs]
         )

@@ -38,18 +38,18 @@ bidirectional: use luong_score='general' or 'concat'
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 import torch
 
 from attnbook.core.config import check_fields
-from attnbook.core.runtime import get_device, set_seed
-from attnbook.nmt.data import Vocab
+from attnbook.core.runtime import get_device
 from attnbook.nmt.evaluation import EvalResult, evaluate
 from attnbook.nmt.grammar import DataSplits, make_splits
 from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.nmt.training import TrainConfig, TrainResult, train
+from attnbook.nmt.training import TrainConfig, TrainResult
 from attnbook.nmt.translator import MODEL_SPECS, ModelSpec, Translator
+from attnbook.studies.recipe import RunConfig, run_once, words_data
 
 
 @dataclass(frozen=True)
@@ -173,75 +173,6 @@ class ExperimentConfig:
             )
 
 
-class RunConfig(Protocol):
-    """What :func:`build_translator` reads from a run's configuration
-    (:class:`ExperimentConfig`, and
-    :class:`~attnbook.studies.realdata.RealConfig`)."""
-
-    model: ModelSpec
-    train: TrainConfig
-
-
-def build_translator(
-    config: RunConfig,
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    device: str | torch.device | None = None,
-    seed: int | None = None,
-    max_src_len: int | None = None,
-) -> Translator:
-    """A fresh model of the run's kind and sizes for these vocabularies,
-    on ``device``.
-
-    Its first weights are drawn right after
-    :func:`~attnbook.core.runtime.set_seed` with ``seed`` (default:
-    ``config.train.seed``), so the same call builds the same weights,
-    and two models built with the same seed start alike.
-    ``max_src_len`` (default: ``config.data.max_src_len``) is the longest
-    source the model accepts.
-
-    >>> from attnbook.nmt.data import Vocab
-    >>> config = ExperimentConfig(
-    ...     model=ModelConfig(attention="luong", hidden_dim=8, emb_dim=4)
-    ... )
-    >>> translator = build_translator(
-    ...     config, Vocab(["the", "cat"]), Vocab(["le", "chat"])
-    ... )
-    >>> (
-    ...     translator.model.config.luong_score,
-    ...     translator.model.config.max_src_len,
-    ... )
-    ('general', 25)
-    >>> twin = build_translator(
-    ...     config, Vocab(["the", "cat"]), Vocab(["le", "chat"])
-    ... )
-    >>> all(
-    ...     torch.equal(a, b)
-    ...     for a, b in zip(
-    ...         translator.model.parameters(), twin.model.parameters()
-    ...     )
-    ... )
-    True
-    >>> from attnbook.nmt.transformer import TransformerSizes
-    >>> transformer = replace(config, model=TransformerSizes(d_model=8))
-    >>> build_translator(
-    ...     transformer, Vocab(["the", "cat"]), Vocab(["le", "chat"])
-    ... ).model.kind
-    'transformer'
-    """
-    longest = (
-        config.data.max_src_len if max_src_len is None else max_src_len
-    )  # type: ignore[attr-defined]
-    set_seed(config.train.seed if seed is None else seed)
-    model = config.model.build(
-        len(src_vocab), len(tgt_vocab), max_src_len=longest
-    )
-    if device is not None:
-        model.to(device)
-    return Translator(model, src_vocab, tgt_vocab)
-
-
 def attention_name(config: RunConfig) -> str:
     """The attention a run's model uses, as its summary names it:
     the decoder's, or ``multi-head``."""
@@ -314,21 +245,20 @@ def run_experiment(
     config = config or ExperimentConfig()
     device = torch.device(device) if device is not None else get_device()
     splits = config.data.splits()
-    src_vocab = Vocab.build(p.source for p in splits.train)
-    tgt_vocab = Vocab.build(p.target for p in splits.train)
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device=device
-    )
-    training = train(
-        translator,
-        splits.train,
-        splits.val,
-        config.train,
+    run = run_once(
+        config,
+        words_data(splits),
+        (lambda translator, data: evaluate(translator, data.split.test))
+        if evaluate_test
+        else None,
+        device=device,
         progress=progress,
     )
-    evaluation = (
-        evaluate(translator, splits.test) if evaluate_test else None
-    )
     return Experiment(
-        config, splits, translator, training, evaluation, device
+        config,
+        splits,
+        run.translator,
+        run.training,
+        run.evaluation,
+        device,
     )

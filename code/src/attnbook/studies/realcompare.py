@@ -6,10 +6,11 @@ three seeds each, takes several CPU minutes, more than a chapter can spend,
 so the comparison is run once from the command line and its result ships
 with the package, like chapter 6's bottleneck study:
 :func:`run_comparison` trains and scores the models,
-:class:`RealComparison` holds the result and its JSON,
-:func:`packaged_comparison` loads the recorded run, and
-:func:`retrain_comparison_start` trains a recorded run's first steps again
-so that a chapter can check the record against a live run.
+:class:`RealComparison` holds the result and its JSON
+(``RealComparison.packaged()`` is the recorded run), and
+:meth:`RealComparison.recorded_start` gives what training a recorded
+run's first steps again needs, so that a chapter can check the record
+against a live run (:func:`~attnbook.studies.replay.replay`).
 Record it again with::
 
     python -m attnbook compare-real \
@@ -28,19 +29,13 @@ inflates wall-clock time).
 while both read the same reference translation (teacher forcing),
 the share of target words for which a Transformer cross-attention head's
 largest weight falls on the same English position as the GRU's attention.
-
->>> [(p.system, p.bleu_low, p.bleu_high) for p in PUBLISHED_BLEU][:1]
-[('OPUS-MT / Tatoeba-MT Transformers', 50.4, 51.7)]
 """
 
 from __future__ import annotations
 
-import os
-import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -48,30 +43,24 @@ from torch import Tensor
 
 from attnbook.core.records import (
     Environment,
+    Record,
     environment,
-    load_result,
-    package_path,
-    save_result,
+    mean_sd,
+    merged_runs,
 )
 from attnbook.nmt.attention_analysis import teacher_forced_attention
 from attnbook.nmt.data import SentencePair
-from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit
-from attnbook.nmt.training import TrainResult, train
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import ModelSpec, Translator
-from attnbook.studies.experiment import build_translator
 from attnbook.studies.realdata import (
     RealConfig,
+    held_out_scores,
     prepare_real_data,
-    train_real_start,
 )
-
-PACKAGED_COMPARISON = "realcompare_cpu.json"
-"""The file name, in the package's ``data`` folder, of the
-recorded comparison."""
+from attnbook.studies.recipe import RecordedStart, run_once
 
 COMPARED_MODELS = ("bahdanau", "transformer")
 """The models compared: the GRU encoder-decoder with Bahdanau attention,
@@ -81,105 +70,6 @@ COMPARED_LABELS = {
     "bahdanau": "GRU + Bahdanau attention",
     "transformer": "Transformer",
 }
-
-
-# -------------------------------------------------------------------------
-# Published scores, for scale
-
-
-@dataclass(frozen=True)
-class PublishedScore:
-    """A BLEU reported by others, with what it was measured on (so that a
-    reader can see how it differs).
-
-    Attributes:
-        system: the model.
-        bleu_low, bleu_high: the reported BLEU, or its range over the
-            reported variants and test sets.
-        pair: the language pair, source first.
-        test_set: the test sentences.
-        cased: whether the text was scored with its case (``None`` where
-            the source does not say).
-        train_pairs: how many sentence pairs the model trained on,
-            in words.
-        train_count: the same as a number, or ``None`` where the source
-            gives no count.
-        cite: the keys of the sources in the book's ``references.bib``,
-            separated by commas.
-
-    Every figure is against one reference translation per test sentence.
-    """
-
-    system: str
-    bleu_low: float
-    bleu_high: float
-    pair: str
-    test_set: str
-    cased: bool | None
-    train_pairs: str
-    train_count: int | None
-    cite: str
-
-
-PUBLISHED_BLEU = (
-    PublishedScore(
-        "OPUS-MT / Tatoeba-MT Transformers",
-        50.4,
-        51.7,
-        "eng-fra",
-        "Tatoeba Challenge test v2020-07-28 (10,000 pairs)",
-        None,
-        "181 to 739 million",
-        180_923_857,
-        "tiedemann2020opusmt,tiedemann2020tatoeba,opusmt2024leaderboard",
-    ),
-    PublishedScore(
-        "NLLB-200 (600M to 1.3B weights)",
-        47.8,
-        50.0,
-        "eng-fra",
-        "Tatoeba Challenge test v2020-07-28 (10,000 pairs)",
-        None,
-        "billions, in 200 languages",
-        None,
-        "nllb2022,opusmt2024leaderboard",
-    ),
-    PublishedScore(
-        "GRU + Bahdanau attention (tutorial)",
-        28.3,
-        28.3,
-        "deu-eng",
-        "Multi30k test (1,000 pairs)",
-        False,
-        "29,000",
-        29_000,
-        "trevett2020seq2seq",
-    ),
-    PublishedScore(
-        "Annotated Encoder-Decoder (GRU + Bahdanau)",
-        23.5,
-        23.5,
-        "deu-eng",
-        "IWSLT 2016 tst2013, sentences of up to 25 words (690 pairs)",
-        False,
-        "about 143,000",
-        143_116,
-        "bastings2018annotated",
-    ),
-    PublishedScore(
-        "CS224n assignment (LSTM + attention)",
-        21.0,
-        21.0,
-        "spa-eng",
-        "the assignment's test set (its pass mark)",
-        None,
-        "not stated",
-        None,
-        "cs224n2020",
-    ),
-)
-"""Published BLEU scores on other test sets, for scale (see each entry's
-test set and references)."""
 
 
 # -------------------------------------------------------------------------
@@ -202,8 +92,8 @@ class ComparisonRun:
         bleu_signature: ``sacrebleu``'s signature of ``bleu``;
             cased: whether the scores tell case.
         val_steps, val_losses: the validation curve; train_losses:
-            the training loss every ``log_every`` steps (what
-            :func:`retrain_comparison_start` checks).
+            the training loss every ``log_every`` steps (what a replay
+            of the run's start checks).
         head_agreement: for the Transformer, ``(num_layers, num_heads)``
             agreements with the GRU of the same seed
             (:func:`head_agreement`); empty for the GRU.
@@ -226,22 +116,9 @@ class ComparisonRun:
     train_losses: tuple[float, ...]
     head_agreement: tuple[tuple[float, ...], ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> ComparisonRun:
-        fields = dict(values)
-        for name in ("val_steps", "val_losses", "train_losses"):
-            fields[name] = tuple(fields[name])
-        fields["head_agreement"] = tuple(
-            tuple(row) for row in fields.get("head_agreement", ())
-        )
-        return cls(**fields)
-
 
 @dataclass(frozen=True)
-class RealComparison:
+class RealComparison(Record):
     """A run of :func:`run_comparison`.
 
     Attributes:
@@ -254,6 +131,9 @@ class RealComparison:
             :func:`head_agreement` read.
         seconds: how long the whole comparison took.
     """
+
+    PACKAGED = "realcompare_cpu.json"
+    WHAT = "a recorded comparison of the GRU and the Transformer"
 
     environment: Environment
     command: str
@@ -273,39 +153,23 @@ class RealComparison:
             key=lambda run: run.seed,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "environment": asdict(self.environment),
-            "command": self.command,
-            "config": self.config,
-            "runs": [run.to_dict() for run in self.runs],
-            "n_agreement_sentences": self.n_agreement_sentences,
-            "seconds": self.seconds,
-        }
+    def recorded_start(self, run: ComparisonRun) -> RecordedStart:
+        """``run``'s configuration and its logged training losses, to
+        train its first steps again.
 
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> RealComparison:
-        """Read :meth:`to_dict`'s output back.
-
-        Raises:
-            ValueError: a key is missing or of the wrong shape;
-                the message names it.
+        The split, the first weights, the batch order and the
+        learning-rate schedule (planned over the whole run) are those of
+        the recorded run, so the training losses logged in those steps
+        should match the record's ``train_losses`` (up to the rounding of
+        another CPU or thread count).
         """
-        try:
-            return cls(
-                Environment(**values["environment"]),
-                str(values["command"]),
-                dict(values["config"]),
-                tuple(
-                    ComparisonRun.from_dict(run) for run in values["runs"]
-                ),
-                int(values["n_agreement_sentences"]),
-                float(values["seconds"]),
-            )
-        except (KeyError, TypeError) as error:
-            raise ValueError(
-                f"not a comparison on real sentences: {error!r}"
-            ) from error
+        config = comparison_model_config(
+            comparison_config(self),
+            run.model,
+            run.seed,
+            comparison_transformer(self),
+        )
+        return RecordedStart(config, run.train_losses)
 
 
 def compared_specs(
@@ -445,10 +309,8 @@ def run_comparison(
         # refuses an unknown model before anything trains
         comparison_model_config(base, model, 0, transformer)
     start = time.perf_counter()
-    split, src_vocab, tgt_vocab, longest = prepare_real_data(
-        pairs, base.data
-    )
-    agreement_pairs = _first_references(split)
+    data = prepare_real_data(pairs, base.data)
+    agreement_pairs = _first_references(data.split)
     runs: list[ComparisonRun] = []
     for seed in seeds:
         trained: dict[str, Translator] = {}
@@ -456,37 +318,26 @@ def run_comparison(
             config = comparison_model_config(
                 base, model, seed, transformer
             )
-            translator = build_translator(
+            run = run_once(
                 config,
-                src_vocab,
-                tgt_vocab,
-                device="cpu",
-                max_src_len=longest,
-            )
-            cpu_start = time.process_time()
-            result = train(
-                translator,
-                split.train,
-                split.val,
-                config.train,
+                data,
+                held_out_scores(config.beam_size),
                 progress=progress,
             )
-            cpu_seconds = time.process_time() - cpu_start
-            evaluation = evaluate_real(
-                translator, split.test, beam_size=config.beam_size
-            )
-            trained[model] = translator
-            score = evaluation.score
+            assert run.evaluation is not None  # evaluated above
+            result, score = run.training, run.evaluation.score
+            trained[model] = run.translator
             runs.append(
                 ComparisonRun(
                     model=model,
                     seed=seed,
                     parameters=sum(
-                        p.numel() for p in translator.model.parameters()
+                        p.numel()
+                        for p in run.translator.model.parameters()
                     ),
                     steps=result.steps,
                     seconds=result.seconds,
-                    cpu_seconds=cpu_seconds,
+                    cpu_seconds=run.cpu_seconds,
                     bleu=score.bleu,
                     bleu_single=score.bleu_single,
                     chrf=score.chrf,
@@ -532,35 +383,6 @@ def run_comparison(
     )
 
 
-def save_comparison(
-    comparison: RealComparison, path: str | os.PathLike[str]
-) -> Path:
-    """Write a comparison as indented JSON (creating the folder);
-    return the path."""
-    return save_result(comparison, path)
-
-
-def load_comparison(path: str | os.PathLike[str]) -> RealComparison:
-    """Read a comparison written by :func:`save_comparison`.
-
-    Raises:
-        ValueError: the file does not hold a comparison;
-            the message names the file.
-    """
-    return load_result(
-        RealComparison.from_dict,
-        path,
-        "a recorded comparison of the GRU and the Transformer",
-    )
-
-
-def packaged_comparison(name: str = PACKAGED_COMPARISON) -> RealComparison:
-    """The comparison recorded in the package (see the module's docstring
-    for how it was made)."""
-    with package_path(name) as path:
-        return load_comparison(path)
-
-
 def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
     """One comparison from several made with the same settings (e.g. one
     process per seed, run at once).
@@ -573,21 +395,12 @@ def merge_comparisons(parts: Sequence[RealComparison]) -> RealComparison:
         ValueError: no parts, parts with other settings, or a model and
             seed in two parts.
     """
-    if not parts:
-        raise ValueError("nothing to merge")
-    if any(part.config != parts[0].config for part in parts):
-        raise ValueError("the parts were made with different settings")
-    runs = tuple(run for part in parts for run in part.runs)
-    keys = [(run.model, run.seed) for run in runs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("a model and seed appears in two parts")
-    return RealComparison(
-        parts[0].environment,
-        " ; ".join(part.command for part in parts),
-        parts[0].config,
-        runs,
-        parts[0].n_agreement_sentences,
-        max(part.seconds for part in parts),
+    runs = merged_runs(parts, key=lambda run: (run.model, run.seed))
+    return replace(
+        parts[0],
+        command=" ; ".join(part.command for part in parts),
+        runs=runs,
+        seconds=max(part.seconds for part in parts),
     )
 
 
@@ -600,36 +413,6 @@ def comparison_config(comparison: RealComparison) -> RealConfig:
 def comparison_transformer(comparison: RealComparison) -> TransformerSizes:
     """The Transformer's sizes a comparison's runs were trained with."""
     return TransformerSizes(**comparison.config["transformer"])
-
-
-def retrain_comparison_start(
-    comparison: RealComparison,
-    run: ComparisonRun,
-    pairs: Sequence[SentencePair],
-    steps: int = 50,
-) -> TrainResult:
-    """Train ``run``'s model again from its seed, for its first ``steps``,
-    on the CPU.
-
-    The split, the first weights, the batch order and the learning-rate
-    schedule (planned over the whole run) are those of the recorded run,
-    so the training losses logged in those steps should match the record's
-    ``train_losses`` (up to the rounding of another CPU or thread count).
-    """
-    config = comparison_model_config(
-        comparison_config(comparison),
-        run.model,
-        run.seed,
-        comparison_transformer(comparison),
-    )
-    return train_real_start(pairs, config, steps)
-
-
-def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
-    """The mean and the sample standard deviation (0 for one value)."""
-    return statistics.mean(values), statistics.stdev(values) if len(
-        values
-    ) > 1 else 0.0
 
 
 def format_comparison(comparison: RealComparison) -> str:
@@ -651,10 +434,10 @@ def format_comparison(comparison: RealComparison) -> str:
                 f"{run.bleu:>10.1f}{run.bleu_single:>12.1f}{run.chrf:>10.1f}"
             )
         cells = [
-            _mean_sd([getattr(r, name) for r in runs])
+            mean_sd([getattr(r, name) for r in runs])
             for name in ("bleu", "bleu_single", "chrf")
         ]
-        cpu_mean = _mean_sd([r.cpu_seconds for r in runs])[0]
+        cpu_mean = mean_sd([r.cpu_seconds for r in runs])[0]
         lines.append(
             f"{'  mean ± sd':<26}{'':>22}{cpu_mean:>8.0f}{'':>8}"
             + "".join(

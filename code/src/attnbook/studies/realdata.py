@@ -27,25 +27,22 @@ model, training, scoring); the command line's ``train --corpus`` uses it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 
 from attnbook.core.config import check_fields
 from attnbook.core.runtime import get_device
-from attnbook.nmt.data import SentencePair, Vocab
+from attnbook.nmt.data import SentencePair
 from attnbook.nmt.heldout import RealEvaluation, evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit, split_by_english
-from attnbook.nmt.training import TrainConfig, TrainResult, train
+from attnbook.nmt.training import TrainConfig, TrainResult
 from attnbook.nmt.translator import MODEL_SPECS, ModelSpec, Translator
-from attnbook.studies.experiment import (
-    attention_name,
-    build_translator,
-    run_settings,
-)
+from attnbook.studies.experiment import attention_name, run_settings
+from attnbook.studies.recipe import RunData, run_once, words_data
 
 
 @dataclass(frozen=True)
@@ -78,23 +75,14 @@ class RealDataConfig:
         check_fields(self)
 
 
-class PreparedData(NamedTuple):
-    """A corpus split by English sentence, and the vocabularies of its
-    training split (what :func:`prepare_real_data` returns)."""
-
-    split: EnglishSplit
-    src_vocab: Vocab
-    tgt_vocab: Vocab
-    longest: int
-    """The longest English sentence the model must read: ``max_src_len``,
-    or the corpus's longest if that is longer."""
-
-
 def prepare_real_data(
     pairs: Sequence[SentencePair], data: RealDataConfig
-) -> PreparedData:
+) -> RunData[EnglishSplit]:
     """Split ``pairs`` by English sentence and build both vocabularies
     from the training split alone, as every run on real pairs does.
+
+    The model must read the longest English sentence of ``pairs``:
+    ``max_src_len`` is raised to it if it is longer.
 
     >>> pairs = [
     ...     SentencePair(("hi", "."), ("salut", ".")),
@@ -105,6 +93,8 @@ def prepare_real_data(
     ...     prepared.split.test
     ... ) == len(pairs)
     True
+    >>> prepared.max_src_len
+    25
     """
     split = split_by_english(
         pairs,
@@ -112,14 +102,8 @@ def prepare_real_data(
         val_fraction=data.val_fraction,
         seed=data.split_seed,
     )
-    src_vocab = Vocab.build(
-        (p.source for p in split.train), min_count=data.min_count
-    )
-    tgt_vocab = Vocab.build(
-        (p.target for p in split.train), min_count=data.min_count
-    )
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))
-    return PreparedData(split, src_vocab, tgt_vocab, longest)
+    return words_data(split, min_count=data.min_count, max_src_len=longest)
 
 
 def _real_training() -> TrainConfig:
@@ -238,32 +222,21 @@ class RealExperiment:
         }
 
 
-def train_real_start(
-    pairs: Sequence[SentencePair], config: RealConfig, steps: int
-) -> TrainResult:
-    """The first ``steps`` optimiser steps of the run ``config`` on
-    ``pairs``, on the CPU.
+def held_out_scores(
+    beam_size: int,
+) -> Callable[[Translator, RunData[EnglishSplit]], RealEvaluation]:
+    """How every run on real pairs is scored: its test split translated
+    with a beam of ``beam_size`` (greedy for 1), against every reference
+    (:func:`~attnbook.nmt.heldout.evaluate_real`)."""
 
-    The split, the vocabularies, the first weights, the batch order and
-    the learning-rate schedule (planned over the whole run) are the whole
-    run's, so the training losses logged in those steps are the ones the
-    whole run logged (up to another CPU's rounding): what a page compares
-    with a recorded run.
-    """
-    split, src_vocab, tgt_vocab, longest = prepare_real_data(
-        pairs, config.data
-    )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
-    )
-    return train(
-        translator,
-        split.train,
-        split.val,
-        config.train,
-        progress=False,
-        stop_after=steps,
-    )
+    def scores(
+        translator: Translator, data: RunData[EnglishSplit]
+    ) -> RealEvaluation:
+        return evaluate_real(
+            translator, data.split.test, beam_size=beam_size
+        )
+
+    return scores
 
 
 def run_real_experiment(
@@ -276,8 +249,7 @@ def run_real_experiment(
     """Split ``pairs`` by English sentence, build the vocabularies and the
     model, train, score the test split.
 
-    The model is built by
-    :func:`~attnbook.studies.experiment.build_translator`, as in every run.
+    It runs :func:`~attnbook.studies.recipe.run_once`, as every run does.
     The test sentences are translated with a beam of ``config.beam_size``
     (greedy for 1).
 
@@ -304,18 +276,20 @@ def run_real_experiment(
             "the corpus has no sentence pairs: nothing to train on"
         )
     device = torch.device(device) if device is not None else get_device()
-    split, src_vocab, tgt_vocab, longest = prepare_real_data(
-        pairs, config.data
+    data = prepare_real_data(pairs, config.data)
+    run = run_once(
+        config,
+        data,
+        held_out_scores(config.beam_size),
+        device=device,
+        progress=progress,
     )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device=device, max_src_len=longest
-    )
-    training = train(
-        translator, split.train, split.val, config.train, progress=progress
-    )
-    evaluation = evaluate_real(
-        translator, split.test, beam_size=config.beam_size
-    )
+    assert run.evaluation is not None  # evaluated above
     return RealExperiment(
-        config, split, translator, training, evaluation, device
+        config,
+        data.split,
+        run.translator,
+        run.training,
+        run.evaluation,
+        device,
     )

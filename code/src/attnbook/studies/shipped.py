@@ -18,40 +18,33 @@ so that anyone can train them again.
   its run's record. A CPU cannot afford to train both models within the
   chapter's time, so the chapter trains the attention model and loads this
   baseline (:func:`packaged_grammar_baseline`), after training its first
-  steps again (``train_grammar_translator(grammar_baseline_config(),
-  stop_after=...)``) and comparing their losses with the record.
-- :func:`retrain_shipped_start`: the first steps of the run that made the
-  shipped Tatoeba translator (``python -m attnbook train --corpus
-  tatoeba``), trained again on the CPU, with the same split, first weights,
-  batch order and learning rates; :func:`shipped_run_record` holds that
-  run's losses (:data:`SHIPPED_RUN`), to compare them with.
+  steps again (:meth:`GrammarBaselineRun.recorded_start`,
+  :func:`~attnbook.studies.replay.replay`) and comparing their losses with
+  the record.
+- :class:`ShippedRun`: the losses of the run that made the shipped Tatoeba
+  translator (``python -m attnbook train --corpus tatoeba``), so that its
+  first steps can be trained again on the CPU, with the same split, first
+  weights, batch order and learning rates, and compared with them.
 """
 
 from __future__ import annotations
 
-import json
 import platform
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from attnbook.core.records import environment, package_file, package_path
+from attnbook.core.records import Record, environment, package_path
 from attnbook.core.runtime import one_thread
-from attnbook.nmt.corpus import load_tatoeba, shipped_path
-from attnbook.nmt.data import Vocab
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.export import export_translator
-from attnbook.nmt.training import (
-    LossRecord,
-    TrainConfig,
-    TrainResult,
-    train,
-)
+from attnbook.nmt.training import TrainConfig, TrainResult
 from attnbook.nmt.translator import Translator
-from attnbook.studies.experiment import ExperimentConfig, build_translator
-from attnbook.studies.realdata import RealConfig, prepare_real_data
+from attnbook.studies.experiment import ExperimentConfig
+from attnbook.studies.realdata import RealConfig
+from attnbook.studies.recipe import RecordedStart, run_once, words_data
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
 """Chapter 6's run on a CPU: the grammar's default splits and model,
@@ -81,22 +74,10 @@ def train_grammar_translator(
         The trained translator (on the CPU) and what
         :func:`~attnbook.nmt.training.train` measured.
     """
-    splits = config.data.splits()
-    src_vocab = Vocab.build(p.source for p in splits.train)
-    tgt_vocab = Vocab.build(p.target for p in splits.train)
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device="cpu"
-    )
+    data = words_data(config.data.splits())
     with one_thread():
-        result = train(
-            translator,
-            splits.train,
-            splits.val,
-            config.train,
-            progress=False,
-            stop_after=stop_after,
-        )
-    return translator, result
+        run = run_once(config, data, stop_after=stop_after)
+    return run.translator, run.training
 
 
 GRAMMAR_BASELINE = "grammar-baseline.pt"
@@ -104,9 +85,32 @@ GRAMMAR_BASELINE = "grammar-baseline.pt"
 it beside the attention model on a CPU (:func:`grammar_baseline_config`):
 its checkpoint (:meth:`~attnbook.nmt.translator.Translator.save`)."""
 
-GRAMMAR_BASELINE_RUN = "grammar-baseline.json"
-"""How the shipped baseline trained: its
-:class:`~attnbook.nmt.training.TrainResult` and where it ran."""
+
+@dataclass(frozen=True)
+class GrammarBaselineRun(Record):
+    """How the shipped baseline trained (the package's
+    ``grammar-baseline.json``).
+
+    Attributes:
+        trained_by: the function that trained it.
+        environment: where and when (the
+            :class:`~attnbook.core.records.Environment`'s fields).
+        train: what its training measured.
+    """
+
+    PACKAGED = "grammar-baseline.json"
+    WHAT = "the record of the grammar's baseline"
+
+    trained_by: str
+    environment: dict[str, Any]
+    train: TrainResult
+
+    def recorded_start(self) -> RecordedStart:
+        """The baseline's configuration and its logged losses, to train
+        its first steps again."""
+        return RecordedStart.of_training(
+            grammar_baseline_config(), self.train
+        )
 
 
 def grammar_baseline_config(
@@ -120,7 +124,7 @@ def grammar_baseline_config(
 def write_grammar_baseline(folder: str | Path) -> tuple[Path, Path]:
     """Train chapter 6's baseline (:func:`grammar_baseline_config`, one
     thread) and write its checkpoint and its run's record into ``folder``,
-    named :data:`GRAMMAR_BASELINE` and :data:`GRAMMAR_BASELINE_RUN`.
+    named :data:`GRAMMAR_BASELINE` and ``GrammarBaselineRun.PACKAGED``.
 
     The files the package ships were written by::
 
@@ -135,22 +139,12 @@ def write_grammar_baseline(folder: str | Path) -> tuple[Path, Path]:
     )
     folder = Path(folder)
     weights = translator.save(folder / GRAMMAR_BASELINE)
-    record = folder / GRAMMAR_BASELINE_RUN
-    record.write_text(
-        json.dumps(
-            {
-                "trained_by": "attnbook.studies.write_grammar_baseline",
-                "environment": asdict(
-                    environment(torch.device("cpu"), threads=1)
-                ),
-                "train": result.to_dict(),
-            },
-            indent=1,
-        )
-        + "\n",
-        encoding="utf-8",
+    record = GrammarBaselineRun(
+        trained_by="attnbook.studies.write_grammar_baseline",
+        environment=asdict(environment(torch.device("cpu"), threads=1)),
+        train=result,
     )
-    return weights, record
+    return weights, record.save(folder / GrammarBaselineRun.PACKAGED)
 
 
 def packaged_grammar_baseline(
@@ -164,14 +158,8 @@ def packaged_grammar_baseline(
     split."""
     with package_path(GRAMMAR_BASELINE) as path:
         translator = Translator.load(path, device=device)
-    record = json.loads(
-        package_file(GRAMMAR_BASELINE_RUN).read_text(encoding="utf-8")
-    )
-    return (
-        translator,
-        TrainResult.from_dict(record["train"]),
-        record["environment"],
-    )
+    record = GrammarBaselineRun.packaged()
+    return translator, record.train, record.environment
 
 
 def write_grammar_translator(
@@ -212,58 +200,41 @@ def write_grammar_translator(
     )
 
 
-SHIPPED_RUN = "translator-tatoeba-run.json"
-"""The record of the run that made the shipped Tatoeba translator: its
-training loss every ``log_every`` steps and its validation losses, trained
-again from this package's code, which gave the shipped weights exactly."""
+@dataclass(frozen=True)
+class ShippedRun(Record):
+    """The record of the run that made the shipped Tatoeba translator
+    (the package's ``translator-tatoeba-run.json``): that run trained
+    again from this package's code, which gave the shipped weights
+    exactly.
 
-
-def shipped_run_record() -> dict[str, Any]:
-    """The record :data:`SHIPPED_RUN`, as a dictionary (``train_loss`` and
-    ``val_loss`` are ``[step, loss]`` pairs)."""
-    return json.loads(
-        package_file(SHIPPED_RUN).read_text(encoding="utf-8")
-    )
-
-
-def retrain_shipped_start(
-    steps: int, config: RealConfig | None = None
-) -> TrainResult:
-    """The first ``steps`` optimiser steps of ``python -m attnbook train
-    --corpus tatoeba``, on the CPU.
-
-    The split, the vocabularies, the first weights, the batch order and the
-    learning rate of every step are those of the whole run (the rate decays
-    over the whole run's planned steps); a validation on a few pairs after
-    step ``steps`` ends the run early (a validation changes nothing the
-    training depends on). So the training losses logged every ``log_every``
-    steps are those of the whole run's first steps, up to the rounding of
-    another CPU or thread count.
-
-    Raises:
-        ValueError: ``steps`` is below 1.
+    Attributes:
+        what: what the record holds, in words.
+        environment: where it ran.
+        reproduces_shipped_file: how the weights it gave compare with the
+            shipped ones.
+        train_seconds, train_steps: its training's wall-clock time and
+            optimiser steps.
+        train_loss, val_loss: ``(step, loss)``: its training loss every
+            ``log_every`` steps, and its validation losses.
     """
-    config = config or RealConfig()
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
-    pairs = load_tatoeba(shipped_path()).pairs
-    split, src_vocab, tgt_vocab, longest = prepare_real_data(
-        pairs, config.data
-    )
-    translator = build_translator(
-        config, src_vocab, tgt_vocab, device="cpu", max_src_len=longest
-    )
-    # the first validation comes after the last step wanted
-    start = replace(config.train, eval_every=steps)
 
-    def stop(step: int, record: LossRecord) -> bool:
-        return step >= steps
+    PACKAGED = "translator-tatoeba-run.json"
+    WHAT = "the record of the shipped translator's run"
 
-    return train(
-        translator,
-        split.train,
-        split.val[:8],
-        start,
-        progress=False,
-        on_validation=stop,
-    )
+    what: str
+    environment: dict[str, Any]
+    reproduces_shipped_file: dict[str, Any]
+    train_seconds: float
+    train_steps: int
+    train_loss: tuple[tuple[int, float], ...]
+    val_loss: tuple[tuple[int, float], ...]
+
+    def recorded_start(self) -> RecordedStart:
+        """The command line's default run on the shipped pairs
+        (:class:`~attnbook.studies.realdata.RealConfig`'s defaults) and
+        its logged losses, to train its first steps again."""
+        return RecordedStart(
+            RealConfig(),
+            tuple(loss for _, loss in self.train_loss),
+            dict(self.val_loss),
+        )
