@@ -42,3 +42,31 @@ def test_chapter_6s_shipped_baseline_is_the_grammar_baseline_and_trains_again_to
     again = replay(GrammarBaselineRun.packaged().recorded_start(), steps=20)
     assert again.steps == (10, 20) and again.recorded == tuple(r.loss for r in result.history[:2])
     assert again.live == pytest.approx(again.recorded, rel=1e-4)
+
+
+def test_write_tatoeba_translator_writes_the_pages_weights_and_the_runs_record(tmp_path):
+    from dataclasses import replace
+
+    from attnbook.nmt.corpus import load_tatoeba, shipped_path
+    from attnbook.nmt.export import SHIPPED_TRANSLATOR, read_export
+    from attnbook.nmt.seq2seq import ModelConfig
+    from attnbook.studies import RealConfig, write_tatoeba_translator
+
+    tiny = replace(
+        RealConfig(),
+        model=ModelConfig(emb_dim=8, hidden_dim=8, attn_dim=8),
+        train=replace(RealConfig().train, max_epochs=1, eval_every=2, log_every=1),
+        beam_size=1,
+    )
+    pairs = load_tatoeba(shipped_path()).pairs[:400]
+    weights, run = write_tatoeba_translator(tmp_path, tiny, pairs)
+    assert (weights.name, run.name) == (SHIPPED_TRANSLATOR, ShippedRun.PACKAGED)
+    exported = read_export(weights)
+    assert exported.quantization == "int8" and exported.info["trained_by"].endswith(
+        "write_tatoeba_translator"
+    )
+    record = ShippedRun.load(run)
+    assert record.train_steps == len(record.train_loss) > 0 and record.val_loss
+    # a model of another size than the shipped one has no weight to compare
+    assert record.reproduces_shipped_file == {"max_weight_difference": None}
+    assert exported.info["held_out"]["bleu"] >= 0

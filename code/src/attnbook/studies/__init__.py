@@ -48,6 +48,7 @@ from attnbook.studies.shipped import (
     packaged_grammar_baseline,
     write_grammar_baseline,
     write_grammar_translator,
+    write_tatoeba_translator,
 )
 from attnbook.studies.units import (
     UnitsComparison,
@@ -91,4 +92,5 @@ __all__ = [
     "words_in_several_pieces",
     "write_grammar_baseline",
     "write_grammar_translator",
+    "write_tatoeba_translator",
 ]

@@ -25,25 +25,43 @@ so that anyone can train them again.
   translator (``python -m attnbook train --corpus tatoeba``), so that its
   first steps can be trained again on the CPU, with the same split, first
   weights, batch order and learning rates, and compared with them.
+- :func:`write_tatoeba_translator`: trains that run and writes both files,
+  the page's int8 weights and the run's record, comparing the weights with
+  the ones shipped before::
+
+      python -c "from attnbook.studies import write_tatoeba_translator as w
+      w('code/src/attnbook/data')"
 """
 
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from attnbook.core.records import Record, environment, package_path
+from attnbook.core.records import (
+    Record,
+    environment,
+    package_path,
+)
 from attnbook.core.runtime import one_thread
+from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.data import SentencePair
 from attnbook.nmt.evaluation import evaluate
-from attnbook.nmt.export import export_translator
+from attnbook.nmt.export import (
+    SHIPPED_TRANSLATOR,
+    export_translator,
+    read_export,
+    shipped_export,
+)
 from attnbook.nmt.training import TrainConfig, TrainResult
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
-from attnbook.studies.realdata import RealConfig
+from attnbook.studies.realdata import RealConfig, run_real_experiment
 from attnbook.studies.recipe import RecordedStart, run_once, words_data
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
@@ -238,3 +256,106 @@ class ShippedRun(Record):
             tuple(loss for _, loss in self.train_loss),
             dict(self.val_loss),
         )
+
+
+SHIPPED_NAME = "Tatoeba English-French (Bahdanau attention)"
+"""The shipped Tatoeba translator's name, as its page shows it."""
+
+
+def write_tatoeba_translator(
+    folder: str | Path,
+    config: RealConfig | None = None,
+    pairs: Sequence[SentencePair] | None = None,
+    *,
+    progress: bool = False,
+) -> tuple[Path, Path]:
+    """Train the command line's default run on real pairs and write the
+    shipped Tatoeba translator's two files into ``folder``: the page's
+    weights (int8, ``translator-tatoeba.js``) and the run's record
+    (``translator-tatoeba-run.json``, a :class:`ShippedRun`).
+
+    The run is ``python -m attnbook train --corpus tatoeba``'s
+    (:class:`~attnbook.studies.realdata.RealConfig`'s defaults, on the
+    shipped pairs, one CPU thread); the record compares the weights it
+    gives with those the package shipped until now.
+
+    Args:
+        config: the run (default: ``RealConfig()``).
+        pairs: the corpus (default: the shipped pairs).
+
+    Returns:
+        The two paths written.
+    """
+    config = config or RealConfig()
+    if pairs is None:
+        pairs = load_tatoeba(shipped_path()).pairs
+    folder = Path(folder)
+    with one_thread():
+        experiment = run_real_experiment(
+            pairs, config, device="cpu", progress=progress
+        )
+    where = environment(torch.device("cpu"), threads=1)
+    scores = experiment.evaluation.to_dict()
+    info: dict[str, Any] = {
+        "trained_by": "attnbook.studies.write_tatoeba_translator",
+        "recorded": where.date[:10],
+        "torch": where.torch,
+        "python": platform.python_version(),
+        "machine": f"{where.cpu_count} CPU cores, {platform.machine()}",
+        "threads": 1,
+        "epochs": config.train.max_epochs,
+        "steps": experiment.training.steps,
+        "held_out": {
+            key: scores[key] for key in ("bleu", "chrf", "exact_match")
+        },
+        "beam_size": config.beam_size,
+    }
+    translator = experiment.translator
+    before = shipped_export().to_translator()
+    weights = export_translator(
+        translator,
+        folder / SHIPPED_TRANSLATOR,
+        name=SHIPPED_NAME,
+        info=info,
+    )
+    run = ShippedRun(
+        what=(
+            "The training losses of the run that made the shipped "
+            "Tatoeba translator (translator-tatoeba.js), written with it "
+            "by attnbook.studies.write_tatoeba_translator: python -m "
+            "attnbook train --corpus tatoeba (RealConfig's defaults), one "
+            "CPU thread"
+        ),
+        environment=asdict(where),
+        reproduces_shipped_file=_compared_weights(
+            read_export(weights).to_translator(), before
+        ),
+        train_seconds=experiment.training.seconds,
+        train_steps=experiment.training.steps,
+        train_loss=tuple(
+            (r.step, r.loss) for r in experiment.training.history
+        ),
+        val_loss=tuple(
+            (r.step, r.loss) for r in experiment.training.val_history
+        ),
+    )
+    return weights, run.save(folder / ShippedRun.PACKAGED)
+
+
+def _compared_weights(
+    trained: Translator, shipped: Translator
+) -> dict[str, Any]:
+    """How the weights of ``trained`` (as the page reads them) compare
+    with the shipped translator's: the largest difference of any weight
+    (``None`` where the two models differ in shape)."""
+    ours, theirs = trained.model.state_dict(), shipped.model.state_dict()
+    if ours.keys() != theirs.keys() or any(
+        ours[k].shape != theirs[k].shape for k in ours
+    ):
+        return {"max_weight_difference": None}
+    return {
+        "max_weight_difference": max(
+            float((ours[k].float() - theirs[k].float()).abs().max())
+            for k in ours
+        )
+    }
