@@ -490,7 +490,8 @@ def _dot_product_slips(
                 outputs(_softmax_where(dot / math.sqrt(d), allowed)),
             )
         ]
-    fully_masked = ~mask.any(dim=-1, keepdim=True).expand(
+    attendable = mask.any(dim=-1, keepdim=True)  # (batch, 1)
+    fully_masked = ~attendable.expand(
         -1, query.shape[1]
     )  # (batch, tgt_len)
     return (

@@ -194,12 +194,10 @@ def attention_to_words(
         int(source_words.max()) + 1,
         int(target_words.max()) + 1,
     )
-    to_source = torch.nn.functional.one_hot(source_words, n_source).to(
-        weights.dtype
-    )  # (src_pieces, src_words)
-    to_target = torch.nn.functional.one_hot(target_words, n_target).to(
-        weights.dtype
-    )  # (tgt_pieces, tgt_words)
+    one_hot = torch.nn.functional.one_hot
+    # (src_pieces, src_words) and (tgt_pieces, tgt_words)
+    to_source = one_hot(source_words, n_source).to(weights.dtype)
+    to_target = one_hot(target_words, n_target).to(weights.dtype)
     # (tgt_words, src_words): sums over both sides' pieces
     summed = to_target.T @ weights @ to_source
     # a target word's rows averaged

@@ -257,9 +257,8 @@ def head_agreement(
             _, cross = model.cross_attention(
                 batch.src, batch.src_mask, batch.tgt_in
             )
-            argmax = cross.argmax(
-                dim=-1
-            ).cpu()  # (batch, layers, heads, tgt_len)
+            # (batch, layers, heads, tgt_len)
+            argmax = cross.argmax(dim=-1).cpu()
             for row, pair in enumerate(chunk):
                 words = len(pair.target)
                 # (words,)

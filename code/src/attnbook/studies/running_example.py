@@ -340,9 +340,8 @@ def running_example(
         memory: EncoderMemory = model.encode(batch.src, batch.src_mask)
         state = model.decoder.init_state(memory)  # s_0
         states, weights = [state], []
-        for prev_tokens in batch.tgt_in.unbind(
-            dim=1
-        ):  # teacher forcing: <sos>, y_1, ..., y_T
+        # teacher forcing: <sos>, y_1, ..., y_T
+        for prev_tokens in batch.tgt_in.unbind(dim=1):
             _, state, step_weights = model.decoder.step(
                 prev_tokens, state, memory
             )  # s_i, alpha_i
