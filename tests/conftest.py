@@ -1,6 +1,11 @@
 """Shared test set-up: a non-interactive matplotlib backend, the repository's root, a one-thread fixture
-for tests that train tiny models, and the one tiny-model fixture (``tiny_translator``) with its data."""
+for tests that train tiny models, and the one tiny-model fixture (``tiny_translator``) with its data.
 
+The package's tests mirror it, one folder per layer (``tests/nmt/test_translator.py`` tests
+``attnbook.nmt.translator``); the tests of the book itself, and the helpers every test may import
+(``book_config``, ``oracles``), stay in this folder, which is put on the import path here."""
+
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -10,6 +15,7 @@ import torch
 matplotlib.use("Agg")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture

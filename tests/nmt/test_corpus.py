@@ -15,7 +15,7 @@ from attnbook.nmt.corpus import (
     tokenize_french,
 )
 
-MALFORMED = Path(__file__).parent / "data" / "tatoeba_malformed.tsv"
+MALFORMED = Path(__file__).resolve().parents[1] / "data" / "tatoeba_malformed.tsv"
 
 
 def test_tokenizers_split_words_punctuation_and_french_elisions():
