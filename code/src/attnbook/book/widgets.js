@@ -11,7 +11,7 @@
 // Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
 // The script also defines window.attnbookRenderWidget(root), which draws a widget made in the page
 // (the translator draws its attention that way).
-(function () {
+(() => {
   function render(root) {
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
@@ -91,7 +91,8 @@
       box.append(input, text);
       root.addEventListener("keydown", (event) => {
         // the range input moves itself; an SVG plot or a matrix inside the widget uses the keys itself
-        if (event.target === input || event.target.tagName === "svg" || event.defaultPrevented) return;
+        if (event.target === input || event.target.tagName === "svg" || event.defaultPrevented)
+          return;
         const move = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
         if (!move) return;
         event.preventDefault();
@@ -124,7 +125,7 @@
         });
       }
       grid.append(element("div", "aw-ylabel aw-muted", "weight"));
-      src.forEach((word, j) => {
+      src.forEach((_word, j) => {
         const cell = element("div", "aw-barcell");
         const number = element("span", "aw-num");
         const fill = element("div", "aw-bar");
@@ -161,7 +162,9 @@
         const target = event.target.closest("[data-col]");
         if (!target || !current) return;
         const j = +target.dataset.col;
-        labels.forEach((label, k) => label.classList.toggle("aw-on", k === j));
+        labels.forEach((label, k) => {
+          label.classList.toggle("aw-on", k === j);
+        });
         const fields = [
           ["source", src[j]],
           ["weight", format(current.weights[j])],
@@ -233,7 +236,7 @@
         yLabel.dataset.row = i;
         yLabels.push(yLabel);
         cells.push([]);
-        const rowCells = data.src.map((sourceWord, j) => {
+        const rowCells = data.src.map((_sourceWord, j) => {
           const weight = data.weights[i][j];
           const cell = element("div", "aw-cell", S <= 12 ? weight.toFixed(2) : "");
           cell.setAttribute("role", "gridcell");
@@ -271,14 +274,18 @@
       const activate = (i, j) => {
         activeRow = i;
         activeCol = j;
-        cells.forEach((cellRow, k) =>
+        cells.forEach((cellRow, k) => {
           cellRow.forEach((cell, l) => {
             cell.classList.toggle("aw-row", k === i);
             cell.classList.toggle("aw-on", k === i && l === j);
-          }),
-        );
-        yLabels.forEach((yLabel, k) => yLabel.classList.toggle("aw-on", k === i));
-        xLabels.forEach((xLabel, l) => xLabel.classList.toggle("aw-on", l === j));
+          });
+        });
+        yLabels.forEach((yLabel, k) => {
+          yLabel.classList.toggle("aw-on", k === i);
+        });
+        xLabels.forEach((xLabel, l) => {
+          xLabel.classList.toggle("aw-on", l === j);
+        });
         data.weights[i].forEach((weight, l) => {
           barFills[l].style.height = (100 * weight).toFixed(1) + "%";
           numbers[l].textContent = weight.toFixed(2);
@@ -293,7 +300,7 @@
       };
       // The keyboard's cell: the only one in the tab order, and focused.
       const focusCell = (i, j) => {
-        cells.forEach((cellRow) => cellRow.forEach((cell) => (cell.tabIndex = -1)));
+        for (const cell of cells.flat()) cell.tabIndex = -1;
         cells[i][j].tabIndex = 0;
         cells[i][j].focus();
         activate(i, j);
@@ -393,7 +400,9 @@
         stepSlider.input.max = T - 1;
         stepSlider.input.value = step;
         stepSlider.say("step " + (step + 1) + " of " + T);
-        toggles.forEach((toggle, k) => toggle.setAttribute("aria-pressed", k === run));
+        toggles.forEach((toggle, k) => {
+          toggle.setAttribute("aria-pressed", k === run);
+        });
         emitted.textContent = "";
         emitted.append(
           element("span", "aw-key", "emits"),
@@ -591,7 +600,7 @@
       });
       svg.addEventListener("keydown", (event) => {
         const last = data.x.length - 1;
-        const from = probe < 0 ? 0 : probe;
+        const from = Math.max(probe, 0);
         const to = { ArrowRight: from + 1, ArrowLeft: from - 1, Home: 0, End: last }[event.key];
         if (to === undefined) return;
         event.preventDefault();
@@ -642,7 +651,6 @@
 
   window.attnbookRenderWidget = render;
   render(
-    (document.currentScript && document.currentScript.closest(".attention-widget")) ||
-      document.getElementById("__AW_ID__"),
+    document.currentScript?.closest(".attention-widget") || document.getElementById("__AW_ID__"),
   );
 })();
