@@ -1,6 +1,8 @@
-"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, a one-thread fixture
-for tests that train tiny models, and the one tiny-model fixture (``tiny_translator``) with its data."""
+"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, Node.js for the tests
+that run the page's scripts, a one-thread fixture for tests that train tiny models, and the one tiny-model
+fixture (``tiny_translator``) with its data."""
 
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -15,6 +17,20 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The ``node`` command, which runs the page's scripts under test. The test set-up installs it, so
+    a test that needs it fails without it, and says so, rather than skip."""
+    path = shutil.which("node")
+    if path is None:
+        pytest.fail(
+            "Node.js is not installed: run tools/setup_env.sh test (make test and make quick run it), "
+            "which installs it, or install Node.js and npm yourself",
+            pytrace=False,
+        )
+    return path
 
 
 @pytest.fixture(autouse=True)
