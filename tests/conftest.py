@@ -1,6 +1,6 @@
-"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, Node.js for the tests
-that run the page's scripts, a one-thread fixture for tests that train tiny models, and the one tiny-model
-fixture (``tiny_translator``) with its data."""
+"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, Node.js and Biome for
+the tests that run or read the page's scripts, a one-thread fixture for tests that train tiny models, and
+the one tiny-model fixture (``tiny_translator``) with its data."""
 
 import shutil
 from pathlib import Path
@@ -28,6 +28,18 @@ def node() -> str:
         pytest.fail(
             "Node.js is not installed: run tools/setup_env.sh test (make test and make quick run it), "
             "which installs it, or install Node.js and npm yourself",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def biome(node) -> Path:
+    """Biome, the JavaScript and CSS linter and formatter, which the test set-up installs with npm ci."""
+    path = REPO_ROOT / "node_modules" / ".bin" / "biome"
+    if not path.exists():
+        pytest.fail(
+            f"{path.relative_to(REPO_ROOT)} is missing: run tools/setup_env.sh test, which installs it",
             pytrace=False,
         )
     return path

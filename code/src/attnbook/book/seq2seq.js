@@ -24,7 +24,10 @@
 
   // Python's \w in a str pattern: letters, numbers and the underscore of any script.
   const WORD = "[\\p{L}\\p{N}_]";
-  const APOSTROPHES = /[\u2019\u2018\u02bc`]/g;
+  // What normalize() reads as an apostrophe: the right and left single quotation marks, the modifier
+  // letter apostrophe and the backtick (\u0060: a backtick in the code would stop a widget from
+  // embedding this script, see attnbook/book/widgets/_embed.py).
+  const APOSTROPHES = /[\u2019\u2018\u02bc\u0060]/g;
   const SPACES = /[\s\u00a0\u202f\u2009]+/gu;
   const ENGLISH_TOKEN = new RegExp(WORD + "+(?:'" + WORD + "+)*|[^\\p{L}\\p{N}_\\s]", "gu");
   // detokenize_french, from detok.js
