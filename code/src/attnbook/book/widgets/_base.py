@@ -177,7 +177,7 @@ def weight_matrix(name: str, value: ArrayLike) -> np.ndarray:
     return weights
 
 
-def rounded(array: np.ndarray) -> list:
+def rounded(array: np.ndarray) -> list[Any]:
     """Nested lists rounded to DECIMALS; ``-inf`` (a masked score)
     becomes ``None``."""
     # + 0.0 turns -0.0 into 0.0
@@ -218,7 +218,7 @@ AnyWidget = TypeVar("AnyWidget", bound=Widget)
 
 def render(
     kind: type[AnyWidget],
-    data: dict,
+    data: dict[str, Any],
     name: str | None,
     caption: str | None,
 ) -> AnyWidget:

@@ -61,11 +61,11 @@ def curve_slider(
     """
     grid = as_array("x", x, 1)
     frames = as_array("curves", curves, 2)
-    values = as_array("values", values, 1)
+    parameter_values = as_array("values", values, 1)
     for label, array in (
         ("x", grid),
         ("curves", frames),
-        ("values", values),
+        ("values", parameter_values),
     ):
         check_finite(label, array)
     if frames.shape[1] != len(grid):
@@ -73,9 +73,9 @@ def curve_slider(
             f"curves has {frames.shape[1]} columns but x has {len(grid)} "
             "grid points"
         )
-    if len(values) != frames.shape[0]:
+    if len(parameter_values) != frames.shape[0]:
         raise ValueError(
-            f"values has {len(values)} entries but curves has "
+            f"values has {len(parameter_values)} entries but curves has "
             f"{frames.shape[0]} rows (frames)"
         )
     if len(grid) < 2 or (np.diff(grid) <= 0).any():
@@ -84,7 +84,7 @@ def curve_slider(
         )
     data = {
         "parameter": parameter,
-        "values": [float(f"{value:.4g}") for value in values],
+        "values": [float(f"{value:.4g}") for value in parameter_values],
         "x": rounded(grid),
         "curves": rounded(frames),
         "points": None,

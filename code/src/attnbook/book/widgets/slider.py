@@ -53,19 +53,19 @@ def weights_slider(
             or the widget exceeds ``MAX_BYTES``.
     """
     frames = weight_matrix("weights", weights)
-    values = as_array("values", values, 1)
-    if len(values) != frames.shape[0]:
+    parameter_values = as_array("values", values, 1)
+    if len(parameter_values) != frames.shape[0]:
         raise ValueError(
-            f"values has {len(values)} entries but weights has "
+            f"values has {len(parameter_values)} entries but weights has "
             f"{frames.shape[0]} rows (frames)"
         )
-    check_finite("values", values)
+    check_finite("values", parameter_values)
     data = {
         "src": token_list(
             "key_tokens", key_tokens, frames.shape[1], "columns"
         ),
         "parameter": parameter,
-        "values": [float(f"{value:.4g}") for value in values],
+        "values": [float(f"{value:.4g}") for value in parameter_values],
         "weights": rounded(frames),
     }
     return render(SliderWidget, data, name, caption)

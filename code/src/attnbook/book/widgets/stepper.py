@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class DecoderRun:
     queries: ArrayLike | None = None
 
 
-def _run_data(label: str, run: DecoderRun, src_len: int) -> dict:
+def _run_data(label: str, run: DecoderRun, src_len: int) -> dict[str, Any]:
     """One run's numbers, checked against the source's length."""
     weights = weight_matrix(f"runs[{label!r}].weights", run.weights)
     steps = weights.shape[0]
