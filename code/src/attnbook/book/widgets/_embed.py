@@ -22,11 +22,12 @@ it is exact under rather than assume it, refusing a file that breaks it:
   comment may span lines, and a string may not), and no line that ends in
   a backslash (a string continued on the next line).
 - A script's characters outside ASCII become ``\\uXXXX`` escapes, which
-  mean the same character in a string, a regular expression and a name.
-  Elsewhere in code the only characters outside ASCII JavaScript accepts
-  are spaces and line breaks, such as U+00A0, which an escape would turn
-  into an error: the script may not have them, nor a character above
-  U+FFFF, for which no escape means the same in all three.
+  mean the same character in a string, a regular expression and a name,
+  and change nothing in a comment after code. Elsewhere in code the only
+  characters outside ASCII JavaScript accepts are spaces and line breaks,
+  such as U+00A0, which an escape would turn into an error: the script
+  may not have them, nor a character above U+FFFF, for which no escape
+  means the same in a string, a regular expression and a name alike.
 """
 
 from __future__ import annotations
