@@ -1,9 +1,9 @@
 # The book's commands (see README.md):
 #   make book   set up .venv if needed, execute the chapters that changed, build the HTML book into _build/html/
-#   make test   set up .venv if needed, run every test: ruff, the package's unit tests, the book's
-#               own guards, every chapter under nbval, the book build and its LaTeX sources with
-#               warnings as errors, and every built page in headless Chromium with no network
-#               (screenshots: _build/screenshots/); ends with a table of each step's seconds
+#   make test   set up .venv and Node's packages if needed, run every test: ruff, Biome, the unit
+#               tests, the book's own guards, every chapter under nbval, the book build and its LaTeX
+#               sources with warnings as errors, and every built page in headless Chromium with no
+#               network (screenshots: _build/screenshots/); ends with a table of each step's seconds
 #   make quick  the author's loop: lint, the unit tests (not the slow ones), and only the chapters
 #               that changed since they last passed (under nbval or in the build)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.
@@ -51,11 +51,16 @@ changed-chapters:
 	echo "== chapters that changed since they last passed:" $$chapters; \
 	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -q -p nbval_cache -n 2 --dist loadfile --nbval-lax $$chapters
 
+# Biome (package.json, installed by tools/setup_env.sh with npm ci) lints the JavaScript and CSS and checks
+# their layout; biome.jsonc says which files and how. `node_modules/.bin/biome format --write` lays them out.
+BIOME := node_modules/.bin/biome
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	cd code && ../$(BIN)/mypy
 	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck .github/workflows/*.yml
+	@test -x $(BIOME) || { echo "error: $(BIOME) is missing: run tools/setup_env.sh test, which installs it" >&2; exit 1; }
+	$(BIOME) ci --error-on-warnings code/src/attnbook/book _static tests/js
 
 # Unit tests, the book's guards and the Colab rehearsal (tests/), then every chapter under nbval,
 # in one pytest run so that one summary line counts them all. Two workers, one file each at a time

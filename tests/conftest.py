@@ -1,10 +1,12 @@
-"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, a one-thread fixture
-for tests that train tiny models, and the one tiny-model fixture (``tiny_translator``) with its data.
+"""Shared test set-up: a non-interactive matplotlib backend, the repository's root, Node.js and Biome for
+the tests that run or read the page's scripts, a one-thread fixture for tests that train tiny models, and
+the one tiny-model fixture (``tiny_translator``) with its data.
 
 The package's tests mirror it, one folder per layer (``tests/nmt/test_translator.py`` tests
 ``attnbook.nmt.translator``); the tests of the book itself, and the helpers every test may import
 (``book_config``, ``oracles``), stay in this folder, which is put on the import path here."""
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,6 +23,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The ``node`` command, which runs the page's scripts under test. The test set-up installs it, so
+    a test that needs it fails without it, and says so, rather than skip."""
+    path = shutil.which("node")
+    if path is None:
+        pytest.fail(
+            "Node.js is not installed: run tools/setup_env.sh test (make test and make quick run it), "
+            "which installs it, or install Node.js and npm yourself",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def biome(node) -> Path:
+    """Biome, the JavaScript and CSS linter and formatter, which the test set-up installs with npm ci."""
+    path = REPO_ROOT / "node_modules" / ".bin" / "biome"
+    if not path.exists():
+        pytest.fail(
+            f"{path.relative_to(REPO_ROOT)} is missing: run tools/setup_env.sh test, which installs it",
+            pytrace=False,
+        )
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ The browser test (tests/browser/test_translator.py) runs the same script in Chro
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from functools import partial
 from importlib import resources
@@ -22,8 +21,6 @@ from attnbook.nmt.export import read_export
 from attnbook.nmt.search import greedy_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-NODE = shutil.which("node")
 
 
 def test_float32_export_reads_back_the_same_weights_and_vocabularies(tiny_translator, tmp_path):
@@ -141,12 +138,12 @@ TRICKY_TEXTS = [
 ]
 
 
-def run_node(tmp_path, export_path, job: dict) -> dict:
+def run_node(node, tmp_path, export_path, job: dict) -> dict:
     script = resources.files("attnbook.book").joinpath("seq2seq.js")
     (tmp_path / "job.json").write_text(json.dumps(job))
     (tmp_path / "runner.js").write_text(NODE_RUNNER)
     result = subprocess.run(
-        [NODE, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
+        [node, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -156,13 +153,12 @@ def run_node(tmp_path, export_path, job: dict) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
-def test_javascript_forward_pass_translates_as_pytorch(tiny_translator, toy_splits, tmp_path):
+def test_javascript_forward_pass_translates_as_pytorch(node, tiny_translator, toy_splits, tmp_path):
     translator = tiny_translator(seed=3)
     path = export_translator(translator, tmp_path / "m.js", quantization="float32")
     sentences = [" ".join(p.source) for p in toy_splits.test[:12]] + ["the zebra sees the cat ."]
     french = [["j'", "ai", "froid", "."], ["(", "oui", ")", ",", "l'", "homme", "!"]]
-    out = run_node(tmp_path, path, {"sentences": sentences, "texts": TRICKY_TEXTS, "french": french})
+    out = run_node(node, tmp_path, path, {"sentences": sentences, "texts": TRICKY_TEXTS, "french": french})
     assert out["tokens"] == [tokenize_english(text) for text in TRICKY_TEXTS]
     assert out["detok"] == [detokenize_french(tokens) for tokens in french]
     model = translator.model.eval()

@@ -8,15 +8,11 @@ find nothing for a sentence the grammar cannot make. Run with Node.js (the brows
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from importlib import resources
 
-import pytest
-
 from attnbook.nmt import generate_pairs, grammar_lexicon
 
-NODE = shutil.which("node")
 RUNNER = """
 const grammar = require(process.argv[2]);
 const job = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
@@ -24,12 +20,12 @@ console.log(JSON.stringify(job.sentences.map((tokens) => grammar.parse(tokens, j
 """
 
 
-def parse_in_node(tmp_path, sentences: list[list[str]]) -> list:
+def parse_in_node(node, tmp_path, sentences: list[list[str]]) -> list:
     script = resources.files("attnbook.book").joinpath("grammar.js")
     (tmp_path / "job.json").write_text(json.dumps({"lexicon": grammar_lexicon(), "sentences": sentences}))
     (tmp_path / "runner.js").write_text(RUNNER)
     result = subprocess.run(
-        [NODE, str(tmp_path / "runner.js"), str(script), str(tmp_path / "job.json")],
+        [node, str(tmp_path / "runner.js"), str(script), str(tmp_path / "job.json")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -39,10 +35,9 @@ def parse_in_node(tmp_path, sentences: list[list[str]]) -> list:
     return json.loads(result.stdout)
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
-def test_the_pages_grammar_writes_the_french_links_and_categories_of_every_sentence_drawn(tmp_path):
+def test_the_pages_grammar_writes_the_french_links_and_categories_of_every_sentence_drawn(node, tmp_path):
     pairs = generate_pairs(1000, seed=3)
-    found = parse_in_node(tmp_path, [list(p.source) for p in pairs])
+    found = parse_in_node(node, tmp_path, [list(p.source) for p in pairs])
     for pair, parsed in zip(pairs, found, strict=True):
         assert parsed == {
             "target": list(pair.target),
@@ -51,8 +46,7 @@ def test_the_pages_grammar_writes_the_french_links_and_categories_of_every_sente
         }, pair.source
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
-def test_the_pages_grammar_finds_nothing_in_a_sentence_the_grammar_cannot_make(tmp_path):
+def test_the_pages_grammar_finds_nothing_in_a_sentence_the_grammar_cannot_make(node, tmp_path):
     sentences = [
         "cat the sleeps",  # word order
         "the book sleeps",  # an inanimate subject
@@ -62,7 +56,7 @@ def test_the_pages_grammar_finds_nothing_in_a_sentence_the_grammar_cannot_make(t
         "the cats sleeps",  # no agreement
         "the cat sleeps and the dog runs and the cow sings and the duck dances",  # four clauses
     ]
-    assert parse_in_node(tmp_path, [s.split() for s in sentences]) == [None] * len(sentences)
-    (parsed,) = parse_in_node(tmp_path, [["the", "cat", "does", "not", "see", "the", "old", "dog"]])
+    assert parse_in_node(node, tmp_path, [s.split() for s in sentences]) == [None] * len(sentences)
+    (parsed,) = parse_in_node(node, tmp_path, [["the", "cat", "does", "not", "see", "the", "old", "dog"]])
     assert parsed["target"] == ["le", "chat", "ne", "voit", "pas", "le", "vieux", "chien"]
     assert parsed["alignment"] == [[0], [1], [2, 3], [4], [2, 3], [5], [6], [7]]

@@ -5,7 +5,6 @@ translator owns and saves in its checkpoint; one default for unknown words in Py
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from importlib import resources
 from pathlib import Path
@@ -30,7 +29,6 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 
 TESTS = Path(__file__).resolve().parent
 CASES = json.loads((TESTS / "data" / "detok_cases.json").read_text(encoding="utf-8"))["cases"]
-NODE = shutil.which("node")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case["text"])
@@ -57,20 +55,18 @@ def test_the_detokeniser_gives_back_nearly_every_shipped_french_sentence():
     assert all(back.replace(" ", "") == text.replace(" ", "") for text, back in differ)
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
-def test_the_pages_detokeniser_passes_the_same_table_under_node():
+def test_the_pages_detokeniser_passes_the_same_table_under_node(node):
     result = subprocess.run(
-        [NODE, "--test", str(TESTS / "js")], capture_output=True, text=True, timeout=120, check=False
+        [node, "--test", str(TESTS / "js")], capture_output=True, text=True, timeout=120, check=False
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert f"# pass {len(CASES) + 2}" in result.stdout and "# fail 0" in result.stdout
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (the browser test runs the script)")
-def test_the_page_and_python_make_the_same_choice_for_unknown_words():
+def test_the_page_and_python_make_the_same_choice_for_unknown_words(node):
     script = resources.files("attnbook.book").joinpath("seq2seq.js")
     printed = subprocess.run(
-        [NODE, "-e", f"process.stdout.write(require({json.dumps(str(script))}).UNKNOWN_DEFAULT)"],
+        [node, "-e", f"process.stdout.write(require({json.dumps(str(script))}).UNKNOWN_DEFAULT)"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -10,6 +10,7 @@ import json
 import math
 import re
 from html.parser import HTMLParser
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ import torch
 
 from attnbook.book.widgets import (
     DECIMALS,
+    KINDS,
     MAX_BYTES,
     DecoderRun,
     TranslationExample,
@@ -96,6 +98,17 @@ def every_widget() -> list[Widget]:
             links=[(0, 0), (1, 1)],
         ),
     ]
+
+
+def test_every_kind_is_drawn_by_the_script_under_its_python_name():
+    """widgets.js draws a kind with the function its table KINDS gives for the kind's name; the
+    translator's own script (translator.js) draws the translator."""
+    script = resources.files("attnbook.book").joinpath("widgets.js").read_text(encoding="utf-8")
+    (table,) = re.findall(r"^  const KINDS = \{\n(.*?)^  \};", script, re.MULTILINE | re.DOTALL)
+    names = re.findall(r"^\s*(\w+): draw\w+,$", table, re.MULTILINE)
+    assert names and set(names) == set(KINDS) - {"translator"}
+    assert {widget.kind for widget in every_widget()} == set(names)
+    assert all(name == kind.kind for name, kind in KINDS.items())
 
 
 @pytest.mark.parametrize("widget", every_widget(), ids=lambda w: w.kind)

@@ -1,7 +1,7 @@
 """The README's inventory of the package's modules, generated from the package itself.
 
 Each subpackage is a heading; each module a row with its dotted name and the first sentence of its
-docstring. ``python tools/module_inventory.py`` prints the inventory; ``--write`` replaces the part of
+docstring (a package inside a subpackage, and each of its modules, too). ``python tools/module_inventory.py`` prints the inventory; ``--write`` replaces the part of
 README.md between the two inventory markers; ``--counts`` adds each module's line count (for notes, not
 for the README, which would otherwise change with every edit). ``tests/test_package_layout.py`` checks
 that the README holds exactly what this prints.
@@ -35,9 +35,18 @@ def first_sentence(path: Path) -> str:
     return sentence.rstrip(".").replace("``", "`").replace("|", "\\|")
 
 
-def modules(subpackage: str) -> list[Path]:
-    """The modules of one subpackage, its ``__init__`` left out, in name order."""
-    return sorted(path for path in (PACKAGE / subpackage).glob("*.py") if path.name != "__init__.py")
+def modules(subpackage: str) -> list[tuple[str, Path]]:
+    """The modules of one subpackage by dotted name, in name order, its own ``__init__`` left out. A
+    package inside it (``attnbook.book.widgets``) is a row of its own, its ``__init__``'s docstring,
+    followed by its modules."""
+    found = []
+    for path in (PACKAGE / subpackage).rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if len(parts) > 2:
+            found.append((".".join(parts), path))
+    return sorted(found)
 
 
 def inventory(counts: bool = False) -> str:
@@ -51,8 +60,8 @@ def inventory(counts: bool = False) -> str:
             else "| module | what it holds |\n|---|---|"
         )
         rows = []
-        for path in modules(subpackage):
-            name = f"`attnbook.{subpackage}.{path.stem}`"
+        for dotted, path in modules(subpackage):
+            name = f"`{dotted}`"
             lines = len(path.read_text(encoding="utf-8").splitlines())
             cells = [name, str(lines), first_sentence(path)] if counts else [name, first_sentence(path)]
             rows.append("| " + " | ".join(cells) + " |")

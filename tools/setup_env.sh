@@ -3,7 +3,12 @@
 # `make book` and `make test` need. Never touches the user's global Python.
 #
 #   tools/setup_env.sh book   # what building the book needs
-#   tools/setup_env.sh test   # that, plus the test tools
+#   tools/setup_env.sh test   # that, plus the test tools: Python's, and Node.js with Biome
+#
+# The test set-up also makes sure Node.js and npm are installed (the Node tests run the page's own
+# scripts; npm installs Biome, which lints the JavaScript and CSS, at the version package-lock.json
+# locks): with apt-get when they are missing and this runs as root, otherwise it says what to install
+# and fails. It runs `npm ci` when node_modules/ is missing or older than package-lock.json.
 #
 # Every package comes at the version constraints.txt locks (tools/lock_stack.py), when the Python is the
 # 3.11 the lock was made on; BOOK_UNLOCKED=1 installs the newest versions the requirements allow instead
@@ -29,6 +34,36 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
   echo "error: the book needs Python 3.10 or newer; '$python' is $("$python" -c 'import platform; print(platform.python_version())')." >&2
   echo "       Run again with PYTHON=/path/to/python3.11 (or any 3.10+)." >&2
   exit 1
+fi
+
+# Node.js and npm, then the packages package-lock.json locks (Biome), for the tests only.
+if [ "$want" = test ]; then
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+      echo "error: the tests need Node.js and npm: node runs the page's scripts under test, and npm" >&2
+      echo "       installs Biome, the linter of the JavaScript and CSS. This script installs them only" >&2
+      echo "       as root on a machine with apt-get. Install them yourself, e.g. on Debian:" >&2
+      echo "           sudo apt-get install nodejs npm" >&2
+      echo "       then run this set-up again." >&2
+      exit 1
+    fi
+    echo "== installing Debian's nodejs and npm for the tests (apt-get)"
+    log=$(mktemp)
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm; } >"$log" 2>&1; then
+      cat "$log" >&2
+      rm -f "$log"
+      echo "error: apt-get could not install nodejs and npm (see above); install Node.js and npm yourself." >&2
+      exit 1
+    fi
+    rm -f "$log"
+  fi
+  npm_stamp=node_modules/.installed
+  if [ ! -f "$npm_stamp" ] || [ package-lock.json -nt "$npm_stamp" ]; then
+    echo "== installing package-lock.json's packages with npm ci (node $(node --version))"
+    npm ci --no-audit --no-fund --loglevel=error
+    touch "$npm_stamp"
+  fi
 fi
 
 lock=(-c constraints.txt)

@@ -10,7 +10,9 @@ const test = require("node:test");
 const book = path.join(__dirname, "..", "..", "code", "src", "attnbook", "book");
 const { detokenizeFrench } = require(path.join(book, "detok.js"));
 const seq2seq = require(path.join(book, "seq2seq.js"));
-const table = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "data", "detok_cases.json"), "utf8"));
+const table = JSON.parse(
+  fs.readFileSync(path.join(__dirname, "..", "data", "detok_cases.json"), "utf8"),
+);
 
 test("the table has cases of every kind", () => {
   const kinds = new Set(table.cases.map((c) => c.what));

@@ -12,7 +12,7 @@
 // Case is kept as the tokens have it.
 //
 // The file defines one global, attnbookDetok; under Node (for tests) it exports the same object.
-(function (global) {
+((global) => {
   "use strict";
 
   const GLUE_BEFORE = new Set([".", ",", ")", "-"]);

@@ -11,7 +11,7 @@
 // translates and its category, as SentencePair does.
 //
 // The file defines one global, attnbookToyGrammar; under Node (for tests) it exports the same object.
-(function (global) {
+((global) => {
   "use strict";
 
   // A partial parse: the next English position, the French words so far and the subject's number.
@@ -26,7 +26,9 @@
     const emit = (french, token, positions, category) => {
       const previous = french[french.length - 1];
       if (previous && lexicon.elisions[previous.token] && lexicon.vowels.includes(token[0])) {
-        french = french.slice(0, -1).concat([{ ...previous, token: lexicon.elisions[previous.token] }]);
+        french = french
+          .slice(0, -1)
+          .concat([{ ...previous, token: lexicon.elisions[previous.token] }]);
       }
       return french.concat([{ token, positions, category }]);
     };
@@ -35,7 +37,8 @@
     function nounPhrase(state, { subject, definiteOnly, allowRelative }) {
       const found = [];
       const article = tokens[state.k];
-      if (!["the", "a", "some"].includes(article) || (definiteOnly && article !== "the")) return found;
+      if (!["the", "a", "some"].includes(article) || (definiteOnly && article !== "the"))
+        return found;
       const k = state.k + 1;
       const beforeOptions = [null, ...find(lexicon.adjectives_before, k)];
       for (const before of beforeOptions) {
@@ -50,7 +53,7 @@
               if ((article === "a" && plural) || (article === "some" && !plural)) continue;
               // French would write "de petits chats": the grammar never makes that phrase
               if (article !== "the" && plural && before) continue;
-              if ([before, after].some((a) => a && a.animate_only && !noun.animate)) continue;
+              if ([before, after].some((a) => a?.animate_only && !noun.animate)) continue;
               const form = 2 * plural + noun.feminine;
               const articleFr =
                 article === "the"
@@ -65,7 +68,8 @@
                       ? "une"
                       : "un";
               let french = emit(state.french, articleFr, [state.k], "article");
-              if (before) french = emit(french, before.forms[form], [state.k + 1], "adjective_before");
+              if (before)
+                french = emit(french, before.forms[form], [state.k + 1], "adjective_before");
               french = emit(french, plural ? noun.fr_plural : noun.fr, [nounAt], "noun");
               if (after) french = emit(french, after.forms[form], [afterStart], "adjective_after");
               const phrase = { k: nounAt + 1, french, plural };

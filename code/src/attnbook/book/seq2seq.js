@@ -11,7 +11,7 @@
 //
 // The file defines one global, attnbookSeq2Seq; it also runs under Node (for tests), where it
 // exports the same object.
-(function (global) {
+((global) => {
   "use strict";
 
   const PAD = 0;
@@ -24,11 +24,15 @@
 
   // Python's \w in a str pattern: letters, numbers and the underscore of any script.
   const WORD = "[\\p{L}\\p{N}_]";
-  const APOSTROPHES = /[\u2019\u2018\u02bc`]/g;
+  // What normalize() reads as an apostrophe: the right and left single quotation marks, the modifier
+  // letter apostrophe and the backtick (\u0060: a backtick in the code would stop a widget from
+  // embedding this script, see attnbook/book/widgets/_embed.py).
+  const APOSTROPHES = /[\u2019\u2018\u02bc\u0060]/g;
   const SPACES = /[\s\u00a0\u202f\u2009]+/gu;
   const ENGLISH_TOKEN = new RegExp(WORD + "+(?:'" + WORD + "+)*|[^\\p{L}\\p{N}_\\s]", "gu");
   // detokenize_french, from detok.js
-  const detok = typeof module === "object" && module.exports ? require("./detok.js") : global.attnbookDetok;
+  const detok =
+    typeof module === "object" && module.exports ? require("./detok.js") : global.attnbookDetok;
   const detokenizeFrench = detok.detokenizeFrench;
   // What the translator does where the model writes <unk>: attnbook.nmt.text.UNKNOWN_DEFAULT.
   const UNKNOWN_DEFAULT = "copy";
@@ -311,7 +315,7 @@
         }
       }
       // topk: the highest scores first; among equal scores, the earlier candidate (beam, then token).
-      const order = candidates.map((c, k) => k);
+      const order = [...candidates.keys()];
       order.sort((a, b) => candidates[b].score - candidates[a].score || a - b);
       beams = order.slice(0, beamSize).map((k) => {
         const { parent, token, score, step } = candidates[k];
@@ -329,7 +333,7 @@
     const normalised = beams.map((beam) => {
       const end = beam.ids.indexOf(EOS);
       const length = end >= 0 ? end + 1 : beam.ids.length;
-      return beam.score / Math.pow(length, lengthPenalty);
+      return beam.score / length ** lengthPenalty;
     });
     let best = 0;
     for (let b = 1; b < beams.length; b++) if (normalised[b] > normalised[best]) best = b;

@@ -13,7 +13,7 @@
 // beside the attention. Such a box also refuses a word outside the model's vocabulary (data.refuseUnknown)
 // with a message, instead of reading it as <unk>, and drops punctuation, which the grammar has none of.
 // Python replaces __AW_ID__ with the element id and strips these comment lines and the indentation.
-(function (root) {
+((root) => {
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
   const data = JSON.parse(root.querySelector("script.aw-data").textContent);
@@ -30,28 +30,30 @@
   // --- loading the weights, once per page and model ---------------------------------------------------
 
   // Models by the URL of their weights: { translator, waiting: [callbacks], failed }.
-  const models = (window.attnbookTranslatorModels = window.attnbookTranslatorModels || {});
+  window.attnbookTranslatorModels = window.attnbookTranslatorModels || {};
+  const models = window.attnbookTranslatorModels;
   // The weights file calls this with its header and data; document.currentScript is its element.
-  window.attnbookTranslatorWeights = function (header, weightData) {
+  window.attnbookTranslatorWeights = (header, weightData) => {
     const script = document.currentScript;
     const entry = models[script ? script.dataset.url : ""];
     if (!entry) return;
     entry.translator = new window.attnbookSeq2Seq.Translator(header, weightData);
-    entry.waiting.splice(0).forEach((callback) => callback());
+    for (const callback of entry.waiting.splice(0)) callback();
   };
 
   function load(onReady, onError) {
     let entry = models[data.src];
-    if (entry && entry.translator) return onReady();
-    if (entry && entry.failed) return onError();
+    if (entry?.translator) return onReady();
+    if (entry?.failed) return onError();
     if (!entry) {
-      entry = models[data.src] = { translator: null, waiting: [], failed: false, errors: [] };
+      entry = { translator: null, waiting: [], failed: false, errors: [] };
+      models[data.src] = entry;
       const script = document.createElement("script");
       script.src = data.src;
       script.dataset.url = data.src;
       script.addEventListener("error", () => {
         entry.failed = true;
-        entry.errors.splice(0).forEach((callback) => callback());
+        for (const callback of entry.errors.splice(0)) callback();
       });
       document.head.append(script);
     }
@@ -188,7 +190,9 @@
           "matrix",
           { src: columns, tgt: parsed.target, weights: truth, scores: null, links: trueLinks },
           "The grammar's own French for this sentence and its true alignment" +
-            (sameFrench ? " (the model wrote the same French)." : " (the model wrote other French)."),
+            (sameFrench
+              ? " (the model wrote the same French)."
+              : " (the model wrote other French)."),
         );
         truthWidget.dataset.role = "truth";
       } else {
@@ -220,7 +224,9 @@
       const vocabulary = entry.translator.header.src_vocab;
       const outside = words.filter((token) => !vocabulary.includes(token));
       const refused = data.refuseUnknown && outside.length > 0;
-      const result = refused ? null : entry.translator.translate(words.join(" "), Number(beam.value));
+      const result = refused
+        ? null
+        : entry.translator.translate(words.join(" "), Number(beam.value));
       figures.textContent = "";
       unknown.textContent = "";
       output.textContent = "";
@@ -270,7 +276,4 @@
   beam.addEventListener("change", () => {
     if (input.value.trim()) translate();
   });
-})(
-  (document.currentScript && document.currentScript.closest(".attn-translator")) ||
-    document.getElementById("__AW_ID__"),
-);
+})(document.currentScript?.closest(".attn-translator") || document.getElementById("__AW_ID__"));
