@@ -27,7 +27,7 @@ from attnbook.nmt.text import UNKNOWN_DEFAULT, Tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 CASES = json.loads((TESTS / "data" / "detok_cases.json").read_text(encoding="utf-8"))["cases"]
 
 
