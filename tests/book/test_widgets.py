@@ -101,11 +101,18 @@ def every_widget() -> list[Widget]:
 
 
 def test_every_kind_is_drawn_by_the_script_under_its_python_name():
-    """widgets.js draws a kind with the function its table KINDS gives for the kind's name; the
-    translator's own script (translator.js) draws the translator."""
-    script = resources.files("attnbook.book").joinpath("widgets.js").read_text(encoding="utf-8")
+    """widgets.js draws a kind with the function its table KINDS gives for the kind's name (a kind
+    with a script of its own, widgets-curve.js, under the same name there); the translator's own
+    script (translator.js) draws the translator."""
+    files = resources.files("attnbook.book")
+    script = files.joinpath("widgets.js").read_text(encoding="utf-8")
     (table,) = re.findall(r"^  const KINDS = \{\n(.*?)^  \};", script, re.MULTILINE | re.DOTALL)
     names = re.findall(r"^\s*(\w+): draw\w+,$", table, re.MULTILINE)
+    own = re.findall(r"^\s*(\w+): ownScripts\.(\w+)\(shared\),$", table, re.MULTILINE)
+    assert own == [("curve", "curve")]
+    curve = files.joinpath("widgets-curve.js").read_text(encoding="utf-8")
+    assert "window.attnbookWidgetKinds.curve = " in curve
+    names += [name for name, _ in own]
     assert names and set(names) == set(KINDS) - {"translator"}
     assert {widget.kind for widget in every_widget()} == set(names)
     assert all(name == kind.kind for name, kind in KINDS.items())

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import numpy as np
 import torch
 
-from attnbook.book.widgets._embed import asset
+from attnbook.book.widgets._embed import asset, widget_script
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -248,7 +248,7 @@ def render(
     label = ascii_html(
         caption or f"interactive attention figure ({kind.kind})"
     )
-    script = asset("widgets.js").replace("__AW_ID__", element_id)
+    script = widget_script().replace("__AW_ID__", element_id)
     document = (
         f"<style>{asset('widgets.css')}</style>"
         f'<div class="attention-widget" id="{element_id}" '

@@ -171,3 +171,15 @@ def asset(name: str) -> str:
     if name.endswith(".js"):
         return compact_js(text, name)
     return compact_css(text, name)
+
+
+WIDGET_SCRIPTS = ("widgets-curve.js", "widgets.js")
+"""The scripts every widget embeds, in order: the kinds drawn by a
+script of their own (the curve), then the one that draws every widget."""
+
+
+def widget_script() -> str:
+    """The script every widget embeds: :data:`WIDGET_SCRIPTS`,
+    compacted, one after the other (``__AW_ID__`` left for the widget's
+    element id)."""
+    return "\n".join(asset(name) for name in WIDGET_SCRIPTS)

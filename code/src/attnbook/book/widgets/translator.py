@@ -22,7 +22,7 @@ from attnbook.book.widgets._base import (
     token_list,
     weight_matrix,
 )
-from attnbook.book.widgets._embed import asset
+from attnbook.book.widgets._embed import asset, widget_script
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -148,7 +148,7 @@ def translator_widget(
     )
     # widgets.js draws the translation's matrix and stepper
     scripts = [
-        asset("widgets.js").replace("__AW_ID__", ""),
+        widget_script().replace("__AW_ID__", ""),
         asset("detok.js"),
         asset("seq2seq.js"),
         *([asset("grammar.js")] if grammar is not None else []),
