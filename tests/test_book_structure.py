@@ -117,7 +117,8 @@ def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(note
     cells are the '# @title Solution' cells (so that they execute in the build); then, for an auto-checked
     exercise, the visible cell that runs the package's checker on the solution's function."""
     cells = load_cells(notebook)
-    chapter = "a" if notebook.name.startswith("appendix") else int(notebook.name[:2])
+    # appendix_a_cost_of_attention: a; 06_seq2seq: 6
+    chapter = notebook.name.split("_")[1] if notebook.name.startswith("appendix") else int(notebook.name[:2])
     texts = [source(cell) for cell in cells]
     starts = [index for index, text in enumerate(texts) if text.startswith("```{exercise}")]
     assert starts, f"{notebook.name}: no exercise blocks"

@@ -309,12 +309,13 @@ def relink(text: str, page: str) -> str:
 
 
 def toc_chapters() -> list[tuple[str, str]]:
-    """Every chapter page of ``_toc.yml`` with its heading prefix: "Chapter 1", ..., "Appendix"."""
+    """Every chapter page of ``_toc.yml`` with its heading prefix: "Chapter 1", ..., "Appendix A", ..."""
     toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages: list[tuple[str, str]] = []
     for part in toc.get("parts", []):
         numbered = bool(part.get("numbered"))
         number = 0
+        letter = "A"
         for entry in part.get("chapters", []):
             page = entry.get("file", "")
             if not page.startswith("chapters/"):
@@ -322,8 +323,9 @@ def toc_chapters() -> list[tuple[str, str]]:
             if numbered:
                 number += 1
                 pages.append((page, f"Chapter {number}"))
-            else:
-                pages.append((page, part.get("caption", "Appendix").rstrip("s")))
+            else:  # an appendix, lettered in the order of the table of contents
+                pages.append((page, f"Appendix {letter}"))
+                letter = chr(ord(letter) + 1)
     return pages
 
 

@@ -38,9 +38,9 @@ def grammar_model():
 
 @pytest.fixture(scope="module")
 def chapter(browser):  # noqa: F811
-    if not (HTML_DIR / "chapters" / "06_seq2seq.html").exists():
+    if not (HTML_DIR / "chapters" / "07_what_attention_learned.html").exists():
         pytest.fail("no built book: run make book first")
-    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "06_seq2seq")
+    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "07_what_attention_learned")
     yield page
     page.close()
 

@@ -49,9 +49,9 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def chapter(browser):  # noqa: F811
-    if not (HTML_DIR / "chapters" / "07_real_sentences.html").exists():
+    if not (HTML_DIR / "chapters" / "08_real_sentences.html").exists():
         pytest.fail("no built book: run make book first")
-    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "07_real_sentences")
+    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "08_real_sentences")
     yield page
     page.close()
 

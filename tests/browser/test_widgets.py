@@ -29,8 +29,8 @@ REQUIRED_KINDS = {
     "02": {"matrix", "stepper"},
     "03": {"matrix"},
     "04": {"slider", "curve"},
-    "06": {"matrix", "stepper", "checkpoints"},
-    "07": {"matrix"},
+    "07": {"matrix", "stepper", "checkpoints"},
+    "08": {"matrix"},
 }
 
 READ_JS = """

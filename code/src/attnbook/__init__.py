@@ -21,7 +21,8 @@ by layer; imports only point down the list (a test checks it):
 - :mod:`attnbook.checks`: the exercise checkers, one case runner behind
   them all.
 - :mod:`attnbook.studies`: the chapters' experiments:
-  chapter 6's run and bottleneck study, chapter 1's capacity experiment,
+  chapter 6's run, appendix B's bottleneck study, chapter 1's capacity
+  experiment,
   the running example, the run on real sentences.
 - :mod:`attnbook.cli`: the command line, ``python -m attnbook`` (``train``,
   ``evaluate``, ``translate``, ``bottleneck``, ``bench``).

@@ -1,4 +1,4 @@
-"""The checker of the appendix's exercise: a reader's count of attention's
+"""The checker of appendix A's exercise: a reader's count of attention's
 floating-point operations."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``attnbook bench``: the cost of attention, measured (see
-:mod:`attnbook.benchmark.bench` and the appendix).
+:mod:`attnbook.benchmark.bench` and appendix A).
 
 Example::
 

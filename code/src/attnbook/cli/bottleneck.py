@@ -1,4 +1,4 @@
-"""``attnbook bottleneck``: chapter 6's study of the bottleneck, the
+"""``attnbook bottleneck``: appendix B's study of the bottleneck, the
 attention model beside the no-attention baselines, each trained until
 early stopping ends it (see :mod:`attnbook.studies.bottleneck`).
 

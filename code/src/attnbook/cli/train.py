@@ -9,7 +9,7 @@ Examples::
     attnbook train --attention none --json
     attnbook train --attention luong --luong-score general \
         --input-feeding --local-p
-    # chapter 8's Transformer
+    # chapter 9's Transformer
     attnbook train --model transformer --save tf.pt
     # the shipped Tatoeba pairs; any file of 2 or 3 columns
     attnbook train --corpus tatoeba --save model.pt --json
@@ -70,7 +70,7 @@ LABELS = ("on the toy grammar", "with --corpus")
 
 HELP = {
     "model": "which model to train: seq2seq, the GRU encoder-decoder of "
-    "chapter 6, or transformer, chapter 8's",
+    "chapter 6, or transformer, chapter 9's",
     "hidden_dim": "the GRU size, per direction in the encoder (whose "
     "states are so twice as long) and of the decoder state",
     "seed": "seeds the initial weights and the batch order",
@@ -97,10 +97,10 @@ def add_train_command(commands: SubCommands) -> None:
     on real pairs (:class:`~attnbook.studies.realdata.RealConfig`)."""
     train = commands.add_parser(
         "train",
-        help="train a model (chapter 6's seq2seq, or chapter 8's "
+        help="train a model (chapter 6's seq2seq, or chapter 9's "
         "Transformer) and print its held-out scores",
         description="Train chapter 6's seq2seq model (--model "
-        "transformer: chapter 8's Transformer) on the toy English-French "
+        "transformer: chapter 9's Transformer) on the toy English-French "
         "grammar, or on real sentence pairs (--corpus tatoeba, "
         "--corpus-file), showing progress on standard error; then print "
         "its scores on the held-out test split: exact match, token "

@@ -56,7 +56,6 @@ from attnbook.nmt.metrics import (
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.search import beam_search
 from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
-from attnbook.nmt.side_by_side import TrainingRun, train_side_by_side
 from attnbook.nmt.split import (
     group_references,
     lowered_source,
@@ -75,7 +74,6 @@ from attnbook.nmt.training import (
     TrainConfig,
     sequence_loss,
     train,
-    validation_loss,
 )
 from attnbook.nmt.transformer import (
     DecoderLayer,
@@ -103,7 +101,6 @@ __all__ = [
     "Subwords",
     "ToyGrammar",
     "TrainConfig",
-    "TrainingRun",
     "Transformer",
     "TransformerConfig",
     "Translator",
@@ -143,6 +140,4 @@ __all__ = [
     "teacher_forced_attention",
     "train",
     "train_neighbour_copier",
-    "train_side_by_side",
-    "validation_loss",
 ]

@@ -104,7 +104,7 @@ class TransformerSizes:
     """The attention the model uses, as a run's summary names it."""
     falling_lr: ClassVar[bool] = True
     """The Transformer trains with a learning rate that falls to zero
-    when the run leaves it open (chapter 8)."""
+    when the run leaves it open (chapter 9)."""
 
     def __post_init__(self) -> None:
         check_fields(self)

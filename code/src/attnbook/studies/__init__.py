@@ -1,6 +1,7 @@
-"""The book's studies: chapter 6's experiment and bottleneck study,
-chapter 1's capacity experiment, the running example, the runs on real
-sentences, their records, and the replay of a record's first steps."""
+"""The book's studies: chapter 6's experiment, appendix B's bottleneck
+study, chapter 1's capacity experiment, the running example, the runs on
+real sentences, their records, and the replay of a record's first
+steps."""
 
 from attnbook.studies.bottleneck import (
     BottleneckStudy,
@@ -46,6 +47,7 @@ from attnbook.studies.running_example import (
 from attnbook.studies.shipped import (
     grammar_baseline_config,
     packaged_grammar_baseline,
+    packaged_grammar_translator,
     write_grammar_baseline,
     write_grammar_translator,
     write_tatoeba_translator,
@@ -81,6 +83,7 @@ __all__ = [
     "grammar_baseline_config",
     "held_out_pairs",
     "packaged_grammar_baseline",
+    "packaged_grammar_translator",
     "recorded_config",
     "replay",
     "run_experiment",

@@ -6,7 +6,7 @@ A chapter cannot afford to train a dozen models until they stop on a CPU,
 so the study is run once from the command line and its result ships with
 the package: :func:`run_study` trains and evaluates the models,
 :class:`BottleneckStudy` holds the result and its JSON
-(``BottleneckStudy.packaged()`` is the recorded run that chapter 6 shows),
+(``BottleneckStudy.packaged()`` is the recorded run that appendix B shows),
 and :func:`format_study` prints a table of it. Record it again with::
 
     python -m attnbook bottleneck \

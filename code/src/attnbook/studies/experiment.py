@@ -106,7 +106,7 @@ def default_lr_decay(model: ModelSpec) -> bool:
     (:class:`~attnbook.nmt.training.TrainConfig`'s ``lr_decay``),
     so the last updates are small. Bahdanau's decoder and the baseline keep
     a constant rate, the setting of chapter 6; the Transformer's rate
-    falls (chapter 8).
+    falls (chapter 9).
 
     >>> from attnbook.nmt.transformer import TransformerSizes
     >>> (

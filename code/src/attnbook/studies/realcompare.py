@@ -4,7 +4,7 @@ at the same training budget, over seeds.
 Training both models for the command line's default five epochs,
 three seeds each, takes several CPU minutes, more than a chapter can spend,
 so the comparison is run once from the command line and its result ships
-with the package, like chapter 6's bottleneck study:
+with the package, like appendix B's bottleneck study:
 :func:`run_comparison` trains and scores the models,
 :class:`RealComparison` holds the result and its JSON
 (``RealComparison.packaged()`` is the recorded run), and

@@ -4,14 +4,17 @@ so that anyone can train them again.
 - :func:`train_grammar_translator`: chapter 6's attention model of the toy
   grammar, trained exactly as the chapter trains it on a CPU
   (:data:`GRAMMAR_CONFIG`, one thread): the model the chapter's box runs.
-- :func:`write_grammar_translator`: trains it and writes it as int8 weights
-  for the page (:func:`~attnbook.nmt.export.export_translator`),
-  with the run's environment in the file's ``info``.
-  The file the package ships, ``data/translator-grammar.js``,
-  was written by::
+- :func:`write_grammar_translator`: trains it as the chapter does, keeping
+  the running example's attention at every validation, and writes its
+  checkpoint, its run's record (:class:`GrammarTranslatorRun`) and, from
+  the same weights, the page's int8 weights
+  (:func:`~attnbook.nmt.export.export_translator`). Chapter 7 and
+  appendix B read the checkpoint and the record
+  (:func:`packaged_grammar_translator`) instead of training the model
+  again. The files the package ships were written by::
 
       python -c "from attnbook.studies import write_grammar_translator as w
-      w('translator-grammar.js')"
+      w('code/src/attnbook/data')"
 
 - :func:`write_grammar_baseline`: chapter 6's baseline without attention,
   trained as the chapter trains it on a CPU, written as a checkpoint with
@@ -49,20 +52,33 @@ from attnbook.core.records import (
     package_path,
 )
 from attnbook.core.runtime import one_thread
+from attnbook.nmt.attention_analysis import AttentionSnapshots
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.export import (
+    GRAMMAR_TRANSLATOR,
     SHIPPED_TRANSLATOR,
     export_translator,
     read_export,
     shipped_export,
 )
-from attnbook.nmt.training import TrainConfig, TrainResult
+from attnbook.nmt.training import (
+    TrainConfig,
+    TrainResult,
+    train,
+    validation_loss,
+)
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
 from attnbook.studies.realdata import RealConfig, run_real_experiment
-from attnbook.studies.recipe import RecordedStart, run_once, words_data
+from attnbook.studies.recipe import (
+    RecordedStart,
+    new_translator,
+    run_once,
+    words_data,
+)
+from attnbook.studies.running_example import RUNNING_PAIR
 
 GRAMMAR_CONFIG = ExperimentConfig(train=TrainConfig(max_epochs=4))
 """Chapter 6's run on a CPU: the grammar's default splits and model,
@@ -180,22 +196,121 @@ def packaged_grammar_baseline(
     return translator, record.train, record.environment
 
 
-def write_grammar_translator(
-    path: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG
-) -> Path:
-    """Train the grammar's translator (:func:`train_grammar_translator`)
-    and write it for the page (int8).
+GRAMMAR_CHECKPOINT = "grammar-translator.pt"
+"""Chapter 6's attention model, trained as the chapter trains it on a CPU
+(:data:`GRAMMAR_CONFIG`, one thread): its checkpoint
+(:meth:`~attnbook.nmt.translator.Translator.save`), the model that
+chapter 7 and appendix B read and the page's box runs."""
 
-    The file's ``info`` records how and where it was trained,
-    the steps, and its held-out exact match.
+
+@dataclass(frozen=True)
+class GrammarTranslatorRun(Record):
+    """How the shipped grammar translator trained (the package's
+    ``grammar-translator.json``), with the running example's attention at
+    every validation.
+
+    Attributes:
+        trained_by: the function that trained it.
+        environment: where and when (the
+            :class:`~attnbook.core.records.Environment`'s fields).
+        train: what its training measured.
+        snapshot_steps, snapshot_losses: the step and the validation loss
+            of each snapshot of the running example's attention (step 0:
+            before training).
+        snapshot_weights: each snapshot's teacher-forced weights, one row
+            per French token and ``<eos>``
+            (:class:`~attnbook.nmt.AttentionSnapshots`).
+        snapshot_seconds: the time the snapshots took.
+        held_out: the test split's size, greedy exact match and BLEU.
+    """
+
+    PACKAGED = "grammar-translator.json"
+    WHAT = "the record of the grammar's translator"
+
+    trained_by: str
+    environment: dict[str, Any]
+    train: TrainResult
+    snapshot_steps: list[int]
+    snapshot_losses: list[float]
+    snapshot_weights: list[list[list[float]]]
+    snapshot_seconds: float
+    held_out: dict[str, float]
+
+    def recorded_start(self) -> RecordedStart:
+        """The run's configuration and its logged losses, to train its
+        first steps again."""
+        return RecordedStart.of_training(GRAMMAR_CONFIG, self.train)
+
+    def snapshots(self) -> RecordedSnapshots:
+        """The running example's recorded attention, with tensors for
+        weights."""
+        return RecordedSnapshots(
+            steps=list(self.snapshot_steps),
+            val_losses=list(self.snapshot_losses),
+            weights=[torch.tensor(w) for w in self.snapshot_weights],
+            seconds=self.snapshot_seconds,
+        )
+
+
+@dataclass(frozen=True)
+class RecordedSnapshots:
+    """What :class:`~attnbook.nmt.AttentionSnapshots` kept during a
+    recorded run, read back: the same attributes, ``steps``,
+    ``val_losses``, ``weights`` (tensors on the CPU) and ``seconds``."""
+
+    steps: list[int]
+    val_losses: list[float]
+    weights: list[torch.Tensor]
+    seconds: float
+
+
+def write_grammar_translator(
+    folder: str | Path, config: ExperimentConfig = GRAMMAR_CONFIG
+) -> tuple[Path, Path, Path]:
+    """Train the grammar's translator as chapter 6 does on a CPU (one
+    thread), keeping the running example's attention at every validation,
+    and write, from the same weights, its checkpoint
+    (:data:`GRAMMAR_CHECKPOINT`), its run's record
+    (``GrammarTranslatorRun.PACKAGED``) and the page's int8 weights
+    (:data:`~attnbook.nmt.export.GRAMMAR_TRANSLATOR`), whose ``info`` says
+    how and where it was trained.
 
     Returns:
-        The path written.
+        The three paths written.
     """
-    translator, result = train_grammar_translator(config)
+    data = words_data(config.data.splits())
+    with one_thread():
+        translator = new_translator(config, data, "cpu")
+        snapshots = AttentionSnapshots(translator, RUNNING_PAIR)
+        snapshots(0, validation_loss(translator, data.val))
+        result = train(
+            translator,
+            data.train,
+            data.val,
+            config.train,
+            progress=False,
+            on_validation=snapshots,
+        )
     test = config.data.splits().test
     metrics = evaluate(translator, test, with_alignment=False).metrics
+    held_out = {
+        "sentences": len(test),
+        "exact_match": metrics.exact_match,
+        "bleu": metrics.bleu,
+    }
     where = environment(torch.device("cpu"), threads=1)
+    folder = Path(folder)
+    checkpoint = translator.save(folder / GRAMMAR_CHECKPOINT)
+    record = GrammarTranslatorRun(
+        trained_by="attnbook.studies.write_grammar_translator",
+        environment=asdict(where),
+        train=result,
+        snapshot_steps=list(snapshots.steps),
+        snapshot_losses=list(snapshots.val_losses),
+        snapshot_weights=[w.tolist() for w in snapshots.weights],
+        snapshot_seconds=snapshots.seconds,
+        held_out=held_out,
+    )
     info: dict[str, Any] = {
         "trained_by": "attnbook.studies.write_grammar_translator",
         "recorded": where.date[:10],
@@ -207,15 +322,29 @@ def write_grammar_translator(
         "steps": result.steps,
         "best_step": result.best_step,
         "train": asdict(config.train),
-        "held_out": {
-            "sentences": len(test),
-            "exact_match": metrics.exact_match,
-            "bleu": metrics.bleu,
-        },
+        "held_out": held_out,
     }
-    return export_translator(
-        translator, path, name=GRAMMAR_NAME, info=info
+    page = export_translator(
+        translator,
+        folder / GRAMMAR_TRANSLATOR,
+        name=GRAMMAR_NAME,
+        info=info,
     )
+    saved = record.save(folder / GrammarTranslatorRun.PACKAGED)
+    return checkpoint, saved, page
+
+
+def packaged_grammar_translator(
+    device: torch.device | str | None = None,
+) -> tuple[Translator, GrammarTranslatorRun]:
+    """The grammar translator the package ships (on ``device``) and the
+    record of its run.
+
+    Its vocabularies are those of the grammar's default training split;
+    the page's int8 weights were written from the same weights."""
+    with package_path(GRAMMAR_CHECKPOINT) as path:
+        translator = Translator.load(path, device=device)
+    return translator, GrammarTranslatorRun.packaged()
 
 
 @dataclass(frozen=True)
