@@ -4,6 +4,7 @@ figures and interactive widgets."""
 from attnbook.book.display import (
     SourceListing,
     glue,
+    record_badge,
     show_source,
 )
 from attnbook.book.plotting import (
@@ -35,6 +36,7 @@ __all__ = [
     "curve_slider",
     "decoder_stepper",
     "glue",
+    "record_badge",
     "set_book_style",
     "show_source",
     "translator_widget",

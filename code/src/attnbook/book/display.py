@@ -217,6 +217,26 @@ def show_source(
     )
 
 
+def record_badge(date: str, replayed: str | None = None) -> str:
+    """The mark that every number and figure read from a record carries,
+    in a caption, a title or a printed line ("How to read the
+    measurements" in the book's introduction says what it promises).
+
+    Args:
+        date: when the record was made (an ISO date or timestamp; the day
+            is kept).
+        replayed: what this build trained again and compared, e.g. ``"to
+            the first validation"``; ``None`` when nothing was replayed.
+
+    >>> record_badge("2026-12-02T10:31:00", "to the first validation")
+    'recorded 2026-12-02 · replayed to the first validation'
+    >>> record_badge("2026-12-02")
+    'recorded 2026-12-02'
+    """
+    badge = f"recorded {date[:10]}"
+    return badge if replayed is None else f"{badge} · replayed {replayed}"
+
+
 def glue(name: str, value: object, display: bool = False) -> None:
     """Store ``value`` under ``name`` for the book's
     ``{glue:text}`name``` roles.

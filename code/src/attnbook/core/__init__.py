@@ -7,6 +7,7 @@ from attnbook.core.alignment import (
     attention_entropy,
     row_distance,
 )
+from attnbook.core.records import seed_verdict
 from attnbook.core.runtime import (
     get_device,
     set_seed,
@@ -20,5 +21,6 @@ __all__ = [
     "attention_entropy",
     "get_device",
     "row_distance",
+    "seed_verdict",
     "set_seed",
 ]
