@@ -31,6 +31,4 @@ def test_seed_sentence_says_why_two_settings_tie():
     assert "within what the seeds move" in within
     # a large mean gap, yet one pair the other way round
     crossed = seed_sentence("chrF", "A", [10.0, 10.0, 0.0], "B", [0.0, 0.0, 0.1])
-    assert crossed == (
-        "on chrF the two tie: not every paired seed puts the same one ahead"
-    )
+    assert crossed == ("on chrF the two tie: not every paired seed puts the same one ahead")

@@ -7,8 +7,13 @@ the verdict of two settings over paired seeds.
 'p ≤ 0.001'
 >>> p_value_text(0.0312, 1000)
 'p = 0.031'
->>> text = seed_sentence("chrF", "the GRU", [49.0, 47.3, 48.1],
-...                      "the Transformer", [46.9, 46.9, 46.0])
+>>> text = seed_sentence(
+...     "chrF",
+...     "the GRU",
+...     [49.0, 47.3, 48.1],
+...     "the Transformer",
+...     [46.9, 46.9, 46.0],
+... )
 >>> text.startswith("on chrF the GRU is ahead of the Transformer")
 True
 """
