@@ -91,3 +91,21 @@ def test_importing_the_package_loads_no_plotting_library_until_a_figure_is_drawn
     )
     lines = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert lines.split("\n")[:2] == ["[]", "['matplotlib', 'seaborn']"]
+
+
+def test_bleu_scale_draws_published_ranges_unlike_the_books_bars():
+    from attnbook.book import ScaleEntry, bleu_scale_figure
+
+    ax = bleu_scale_figure(
+        [
+            ScaleEntry("ours", 30.0, 36.0),
+            ScaleEntry("theirs", 47.0, 50.0, group="published"),
+        ]
+    )
+    # one line per entry for the range, one for its end marks
+    widths = {line.get_linewidth() for line in ax.get_lines()[::2]}
+    markers = {line.get_marker() for line in ax.get_lines()[1::2]}
+    assert len(widths) == 2 and markers == {"o", "|"}
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert any("every reference" in t for t in legend)
+    assert any("range over models" in t for t in legend)

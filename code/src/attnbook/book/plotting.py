@@ -222,9 +222,12 @@ def bleu_scale_figure(
     """Place BLEU scores on one horizontal scale, the book's models beside
     published ones, highest first.
 
-    A range is drawn as a bar from ``low`` to ``high`` with a dot at each
-    end; a single score as a dot. The book's entries are drawn in one
-    colour, the others in a second, and each bar carries its note.
+    A range is drawn from ``low`` to ``high``; a single score as a mark.
+    The book's entries (a range from one reference to every reference) are
+    thick bars with a dot at each end, in one colour; the others (a range
+    over the models or test sets their source reports) thin lines with a
+    tick at each end, in a second colour, so that the two kinds of range
+    do not look alike. Each carries its note.
 
     Args:
         entries: the scores to place (any number: a model added later is
@@ -244,20 +247,22 @@ def bleu_scale_figure(
         _, ax = plt.subplots(figsize=(7.6, 0.42 * len(ordered) + 1.2))
     book, other = sns.color_palette("colorblind", 2)
     for row, entry in enumerate(ordered):
-        colour = book if entry.group == "book" else other
+        ours = entry.group == "book"
+        colour = book if ours else other
         ax.plot(
             [entry.low, entry.high],
             [row, row],
             color=colour,
-            linewidth=6,
+            linewidth=6 if ours else 1.5,
             solid_capstyle="round",
         )
         ax.plot(
             [entry.low, entry.high],
             [row, row],
-            "o",
+            "o" if ours else "|",
             color=colour,
-            markersize=6,
+            markersize=6 if ours else 12,
+            markeredgewidth=1.5,
         )
         text = (
             f"{entry.low:.1f}"
@@ -277,8 +282,23 @@ def bleu_scale_figure(
     ax.set_xlim(0, 100)
     ax.set_xlabel("BLEU (0-100; test sets differ: a scale, not a ranking)")
     handles = [
-        plt.Line2D([], [], color=book, linewidth=6, label="this book"),
-        plt.Line2D([], [], color=other, linewidth=6, label="published"),
+        plt.Line2D(
+            [],
+            [],
+            color=book,
+            linewidth=6,
+            marker="o",
+            label="this book: one reference to every reference",
+        ),
+        plt.Line2D(
+            [],
+            [],
+            color=other,
+            linewidth=1.5,
+            marker="|",
+            markersize=12,
+            label="published: range over models or test sets",
+        ),
     ]
     ax.legend(handles=handles, loc="lower right", fontsize=8)
     return ax

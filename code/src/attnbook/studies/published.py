@@ -69,7 +69,7 @@ PUBLISHED_BLEU = (
         "nllb2022,opusmt2024leaderboard",
     ),
     PublishedScore(
-        "GRU + Bahdanau attention (tutorial)",
+        "GRU + Bahdanau (Trevett's pytorch-seq2seq tutorials)",
         28.3,
         28.3,
         "deu-eng",
