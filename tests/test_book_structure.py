@@ -85,20 +85,20 @@ def test_every_file_in_the_table_of_contents_exists():
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=chapter_ids)
-def test_chapter_has_exercises_with_collapsed_solutions(notebook):
+def test_chapter_has_exercises_with_solutions_folded_once(notebook):
+    """A solution is folded once, by its dropdown: no cell tag folds it again, and no Colab form marker
+    hides its code (a reader of the notebook sees what the page shows when unfolded)."""
     solutions = [
         cell
         for cell in load_cells(notebook)
-        if cell["cell_type"] == "code" and source(cell).startswith("# @title Solution")
+        if cell["cell_type"] == "code" and source(cell).startswith("# Solution to exercise ")
     ]
-    assert solutions, f"{notebook.name}: no solution cells ('# @title Solution ...')"
+    assert solutions, f"{notebook.name}: no solution cells ('# Solution to exercise N.M')"
     for cell in solutions:
-        assert 'display-mode: "form"' in source(cell).splitlines()[0], "collapse the solution in Colab"
+        assert "display-mode" not in source(cell), f"{notebook.name}: no Colab form marker in a solution"
         tags = cell.get("metadata", {}).get("tags", [])
-        # hide-input would fold the code only and leave the answer (the cell's output) in the page.
-        assert "hide-cell" in tags, f"{notebook.name}: tag the solution 'hide-cell' (code and output folded)"
-        assert "hide-input" not in tags and "hide-output" not in tags, (
-            f"{notebook.name}: a solution is folded whole by 'hide-cell' alone, not 'hide-input'/'hide-output'"
+        assert not {"hide-cell", "hide-input", "hide-output"} & set(tags), (
+            f"{notebook.name}: a solution is folded by its dropdown alone"
         )
 
 
@@ -114,8 +114,9 @@ def exercise_label(text: str) -> str | None:
 def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(notebook):
     """Each exercise is an `exercise` block labelled ex-<chapter>-<n>, numbered from 1 in order; right after
     it comes its solution, a gated `solution-start` ... `solution-end` block folded as a dropdown whose code
-    cells are the '# @title Solution' cells (so that they execute in the build); then, for an auto-checked
-    exercise, the visible cell that runs the package's checker on the solution's function."""
+    cells come first with '# Solution to exercise N.M' (so that they execute in the build); then, for an
+    auto-checked exercise, the visible cell that runs the package's checker on the solution's function. Its
+    title ends with its difficulty."""
     cells = load_cells(notebook)
     # appendix_a_cost_of_attention: a; 06_seq2seq: 6
     chapter = notebook.name.split("_")[1] if notebook.name.startswith("appendix") else int(notebook.name[:2])
@@ -133,9 +134,16 @@ def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(note
         end = next(i for i in range(index + 2, len(cells)) if texts[i].startswith("```{solution-end}"))
         inside = cells[index + 2 : end]
         assert inside and all(cell["cell_type"] == "code" for cell in inside), f"{label}: code cells only"
-        assert texts[index + 2].startswith("# @title Solution"), f"{label}: the solution cell comes first"
+        number = f"{str(chapter).upper()}.{label.rsplit('-', 1)[1]}"
+        assert texts[index + 2].startswith(f"# Solution to exercise {number}\n"), (
+            f"{label}: its solution cell comes first and says which exercise it solves"
+        )
+        title = texts[index].splitlines()[0]
+        assert re.search(r"\((easy|medium|hard)(, auto-checked)?\)$", title), (
+            f"{label}: the title ends with its difficulty, (easy), (medium) or (hard)"
+        )
         solution_cells.update(range(index + 2, end))
-        checked = texts[index].splitlines()[0].endswith(", auto-checked")
+        checked = texts[index].splitlines()[0].endswith(", auto-checked)")
         after = texts[end + 1] if end + 1 < len(cells) else ""
         assert checked == bool(re.search(r"result = check_\w+\(", after)), (
             f"{label}: an auto-checked exercise, and only one, has its checker cell right after the solution"
@@ -145,7 +153,7 @@ def test_every_exercise_is_a_labelled_block_followed_by_its_folded_solution(note
     unplaced = [
         index
         for index, text in enumerate(texts)
-        if text.startswith("# @title Solution") and index not in solution_cells
+        if text.startswith("# Solution to exercise") and index not in solution_cells
     ]
     assert not unplaced, f"{notebook.name}: solution cells {unplaced} stand outside a solution block"
 

@@ -1,7 +1,7 @@
 """The book's "Exercises" page (exercises.md), generated from the chapters' Markdown cells.
 
-Every exercise of every chapter, by chapter, in the order of ``_toc.yml``, with a link to it and the
-first sentence of its text as a one-line description. An exercise is found in any of these forms:
+Every exercise of every chapter, by chapter, in the order of ``_toc.yml``, with its number (6.1, A.2),
+a link to it, its title and its whole text quoted. An exercise is found in any of these forms:
 
 - a sphinx-exercise directive, fenced with backticks or colons, its label in a ``:label:`` option::
 
@@ -44,8 +44,10 @@ HEADER = """\
 (exercises)=
 # Exercises
 
-Every exercise of the book, chapter by chapter, with the first sentence of what it asks. Each link
-opens the exercise in its chapter, where its solution follows it, folded.
+Every exercise of the book, chapter by chapter, numbered as in its chapter, with the whole question.
+Each link opens the exercise in its chapter, where its solution follows it, folded. Each title ends with
+a mark of difficulty: *easy* (a few lines, minutes), *medium* (a short program, an hour) or *hard* (a
+variant of a model to build and train).
 """
 
 # The opening line of a directive: a fence of three or more backticks or colons, then {name}, then
@@ -57,10 +59,6 @@ TARGET = re.compile(r"^\((?P<label>[^()\s]+)\)=[ \t]*$")
 EXERCISE_HEADING = re.compile(r"^Exercise\s+(?P<number>[\w.]+)\s*[:.\-\u2013\u2014]?\s*(?P<title>.*)$", re.I)
 LIST_ITEM = re.compile(r"^(?P<number>\d+)[.)][ \t]+(?P<text>.*)$")
 BOLD_TITLE = re.compile(r"^\*\*(?P<title>.+?)\*\*[ \t]*")
-# Spans inside which a full stop ends no sentence: inline code, math, a role with its target.
-PROTECTED = re.compile(r"\{[\w:-]+\}`[^`]*`|`+[^`]*?`+|\$\$.+?\$\$|\$[^$]+?\$")
-SENTENCE_END = re.compile(r"[.?!][*_)\"'\u201d\u2019]*(?=\s|$)")
-ABBREVIATIONS = ("e.g.", "i.e.", "cf.", "vs.", "etc.", "eq.", "Eq.", "Fig.", "fig.", "No.", "al.")
 
 
 @dataclass(frozen=True)
@@ -158,22 +156,6 @@ def _paragraphs(lines: list[str]) -> str:
             continue
         paragraph.append(stripped)
     return " ".join(paragraph)
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of a Markdown paragraph, on one line: a full stop (or ? or !) followed by a
-    space or the end, outside inline code, math and roles, and not ending an abbreviation."""
-    text = " ".join(text.split())
-    protected = [match.span() for match in PROTECTED.finditer(text)]
-    for match in SENTENCE_END.finditer(text):
-        position = match.start()
-        if any(start <= position < end for start, end in protected):
-            continue
-        words = text[: position + 1].split()
-        if words and words[-1].lstrip("(*_") in ABBREVIATIONS:
-            continue
-        return text[: match.end()]
-    return text
 
 
 def find_exercises(page: str, cells: list[str]) -> list[Exercise]:
@@ -352,7 +334,9 @@ def link_text(text: str) -> str:
 
 
 def exercise_line(chapter: Chapter, number: int, exercise: Exercise) -> str:
-    name = f"Exercise {number}"
+    """One exercise as a list item: its number as the chapter numbers it (6.1, A.2), a link to it, its
+    title, and the whole question quoted beneath."""
+    name = f"Exercise {chapter.heading.split()[-1]}.{number}"
     if exercise.label:
         link = f"{{ref}}`{name} <{exercise.label}>`"
     elif chapter.exercises_label:
@@ -362,11 +346,13 @@ def exercise_line(chapter: Chapter, number: int, exercise: Exercise) -> str:
     title = link_text(exercise.title)
     if title:
         title = title[0].upper() + title[1:]
-        title += "" if title.endswith(("?", "!")) else "."
-    sentence = relink(first_sentence(exercise.text), chapter.page)
-    parts = [f"**{title}**" if title else "", sentence]
-    description = " ".join(part for part in parts if part)
-    return f"- {link}: {description}" if description else f"- {link}"
+        title += "" if title.endswith(("?", "!", ")")) else "."
+    line = f"- {link}: **{title}**" if title else f"- {link}"
+    question = relink(exercise.text, chapter.page).strip()
+    if not question:
+        return line
+    quoted = "\n".join(f"  > {text}".rstrip() for text in question.splitlines())
+    return f"{line}\n\n{quoted}\n"
 
 
 def render(found: list[Chapter]) -> str:
