@@ -198,4 +198,4 @@ def test_a_line_too_long_is_named_before_anything_is_printed(tmp_path, capsys):
 def test_no_sentence_and_no_file_says_how_to_give_one(capsys):
     assert main(["translate", "--device", "cpu"]) == 2
     line = clean_error(capsys.readouterr())
-    assert '"I am cold."' in line and "--input FILE" in line
+    assert '"I am hungry."' in line and "--input FILE" in line

@@ -21,7 +21,7 @@ error, and with ``--json`` prints JSON only on standard output.
 Examples::
 
     attnbook train --attention none --json
-    attnbook translate "I am cold."
+    attnbook translate "I am hungry."
     attnbook translate --input sentences.txt | head -1
     attnbook bench --quick --json
 """

@@ -5,8 +5,8 @@ or a file of them, one a line.
 Examples::
 
     # the model the book ships, as in the page
-    attnbook translate "I am cold."
-    attnbook translate --checkpoint model.pt --beam 4 "I am cold." \
+    attnbook translate "I am hungry."
+    attnbook translate --checkpoint model.pt --beam 4 "I am hungry." \
         --plot heat.png
     # a file, one sentence a line; "-" reads standard input
     attnbook translate --input sentences.txt > french.txt
@@ -98,7 +98,7 @@ def add_translate_command(commands: SubCommands) -> None:
     parser.add_argument(
         "sentence",
         nargs="*",
-        help='the English sentence, quoted: "I am cold." (words given '
+        help='the English sentence, quoted: "I am hungry." (words given '
         "unquoted are read as one sentence)",
     )
     parser.add_argument(
@@ -331,7 +331,7 @@ def run_translate(args: argparse.Namespace) -> int:
             )
         if args.input is None and not args.sentence:
             raise InputError(
-                'give a sentence to translate, quoted: "I am cold.", '
+                'give a sentence to translate, quoted: "I am hungry.", '
                 "or --input FILE (- for standard input)"
             )
         if args.plot:

@@ -53,7 +53,7 @@ def translator_widget(
     *,
     size: int,
     example: TranslationExample | None = None,
-    placeholder: str = "I am cold.",
+    placeholder: str = "I am hungry.",
     grammar: Mapping[str, Any] | None = None,
     name: str | None = None,
     caption: str | None = None,
