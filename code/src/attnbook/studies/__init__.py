@@ -18,6 +18,7 @@ from attnbook.studies.experiment import (
     ModelConfig,
     run_experiment,
 )
+from attnbook.studies.grammar_notes import listing, share_phrase
 from attnbook.studies.pieces import (
     run_pieces_experiment,
     words_in_several_pieces,
@@ -82,6 +83,7 @@ __all__ = [
     "format_units_comparison",
     "grammar_baseline_config",
     "held_out_pairs",
+    "listing",
     "packaged_grammar_baseline",
     "packaged_grammar_translator",
     "recorded_config",
@@ -90,6 +92,7 @@ __all__ = [
     "run_pieces_experiment",
     "run_real_experiment",
     "running_example",
+    "share_phrase",
     "study_config",
     "units_config",
     "words_in_several_pieces",
