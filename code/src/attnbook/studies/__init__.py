@@ -24,6 +24,7 @@ from attnbook.studies.pieces import (
     words_in_several_pieces,
 )
 from attnbook.studies.published import PUBLISHED_BLEU
+from attnbook.studies.real_notes import p_value_text, seed_sentence
 from attnbook.studies.realcompare import (
     COMPARED_LABELS,
     RealComparison,
@@ -84,6 +85,7 @@ __all__ = [
     "grammar_baseline_config",
     "held_out_pairs",
     "listing",
+    "p_value_text",
     "packaged_grammar_baseline",
     "packaged_grammar_translator",
     "recorded_config",
@@ -92,6 +94,7 @@ __all__ = [
     "run_pieces_experiment",
     "run_real_experiment",
     "running_example",
+    "seed_sentence",
     "share_phrase",
     "study_config",
     "units_config",
