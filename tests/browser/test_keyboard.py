@@ -69,7 +69,7 @@ def harness(browser, toy, tmp_path_factory):  # noqa: F811
     """The harness's widgets and a translator box on one page, opened once for this module's tests."""
     folder = tmp_path_factory.mktemp("keyboard")
     path = export_translator(toy[0], folder / "weights" / "toy.js", name="toy")
-    box = translator_widget("weights/toy.js", size=path.stat().st_size, name="keyboard translator")
+    box = translator_widget("weights/toy.js", size=path.stat().st_size, beam=4, name="keyboard translator")
     widgets = [*harness_widgets(), box]
     (folder / "keyboard.html").write_text(PAGE.format(body="\n".join(w.html for w in widgets)))
     page = WidgetPage(FileBook(browser, folder), "keyboard")
@@ -290,8 +290,9 @@ def test_translator_by_keys(page):
     assert live == ["polite", "polite"], "the translation and the status are read out when they change"
     beam = press(page, "Tab")
     assert beam["tag"] == "select"
-    assert press(page, "ArrowDown")["value"] == "4"
-    page.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 2")  # a new search, beam of 4
+    assert beam["value"] == "4", "the box starts with the beam it was given"
+    assert press(page, "ArrowUp")["value"] == "1"
+    page.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 2")  # a new search, greedy
     button = press(page, "Tab")
     assert button["tag"] == "button"
     assert_focus_ring(button)

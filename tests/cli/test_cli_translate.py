@@ -13,6 +13,7 @@ import torch
 from attnbook.cli import main
 from attnbook.cli import translate as translate_command
 from attnbook.cli.inputs import read_model
+from attnbook.nmt import shipped_export
 from attnbook.nmt.corpus import shipped_path, tokenize_english
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -59,7 +60,8 @@ def test_a_thousand_line_file_takes_one_model_load_and_gives_a_thousand_json_obj
     thousand, shipped, monkeypatch, capsys
 ):
     loads = count_loads(monkeypatch)
-    assert main(["translate", "--input", str(thousand), "--json", "--device", "cpu"]) == 0
+    # greedy search keeps the thousand lines quick; the default beam is tested below
+    assert main(["translate", "--input", str(thousand), "--json", "--device", "cpu", "--beam", "1"]) == 0
     captured = capsys.readouterr()
     records = [json.loads(line) for line in captured.out.splitlines()]  # JSON Lines: every line one object
     english = thousand.read_text(encoding="utf-8").splitlines()
@@ -68,7 +70,7 @@ def test_a_thousand_line_file_takes_one_model_load_and_gives_a_thousand_json_obj
     assert "translating" in captured.err and "1000/1000" in captured.err  # progress, on stderr only
     # translated together, each line reads as the same sentence translated on its own
     for number in range(0, 1000, 50):
-        alone = translate_command.translate_tokens(shipped, tokenize_english(english[number]))
+        alone = translate_command.translate_tokens(shipped, tokenize_english(english[number]), beam=1)
         assert records[number]["translation"] == alone["translation"] and records[number]["translation"]
         assert records[number]["tokens"] == alone["tokens"]
         torch.testing.assert_close(
@@ -89,6 +91,20 @@ def test_plain_output_is_one_translation_a_line_an_empty_line_for_an_empty_one(t
             == translate_command.translate_tokens(shipped, tokenize_english(english), beam=2)["translation"]
         )
     assert "translating" not in captured.err  # three lines: no progress bar
+
+
+def test_translate_decodes_with_the_beam_its_scores_use_unless_told(capsys):
+    """The shipped model's held-out scores are measured at its record's beam: a reader's ``translate`` decodes
+    with that beam by default, and ``--beam 1`` gives greedy search."""
+    assert translate_command.DEFAULT_BEAM == shipped_export().info["beam_size"] == 4
+    assert main(["translate", "--device", "cpu", "--json", "I am cold."]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main(["translate", "--device", "cpu", "--json", "--beam", "4", "I am cold."]) == 0
+    assert json.loads(capsys.readouterr().out)["tokens"] == default["tokens"]
+    assert main(["translate", "--device", "cpu", "--json", "--beam", "1", "I am cold."]) == 0
+    greedy = json.loads(capsys.readouterr().out)
+    # the sentence where the two searches part: greedy search says the wrong thing
+    assert (default["translation"], greedy["translation"]) == ("j'ai froid.", "je suis froid.")
 
 
 def test_words_given_unquoted_are_translated_as_one_sentence_with_a_note(capsys):

@@ -191,7 +191,10 @@ def test_the_shipped_translator_is_the_default_real_run_light_enough_for_a_page(
 def test_translate_without_a_checkpoint_uses_the_shipped_translator():
     import sys
 
-    expected = shipped_export().to_translator().translate("I am cold.")
+    from attnbook.cli.translate import DEFAULT_BEAM
+
+    # the command line searches with the beam of the shipped model's scores
+    expected = shipped_export().to_translator().translate("I am cold.", beam_size=DEFAULT_BEAM)
     printed = subprocess.run(
         [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
         capture_output=True,

@@ -29,6 +29,7 @@ from attnbook.nmt.corpus import (
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.metrics import score_texts
 from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.text import copyable
 from attnbook.studies.realdata import RealConfig, run_real_experiment
 
 SHIPPED_SHA256 = "c52ae3c5a2f6b3c96d985aad8e2f1aab814c6701cfa9face467989069624bcaa"
@@ -177,6 +178,39 @@ def test_replace_unknown_copies_the_most_attended_source_word():
 def test_replace_unknown_never_copies_the_source_eos():
     weights = torch.tensor([[0.1, 0.2, 0.7]])  # the largest weight is on <eos>
     assert replace_unknown(["<unk>"], ["hello", "tom"], weights) == ["tom"]
+
+
+def test_replace_unknown_copies_only_a_word_the_model_could_not_read():
+    """A name the model never saw is copied; a word it knew (an English function word), punctuation and an
+    emoji are not: their <unk> is left out of the French."""
+    source = ["i", "like", "gandalf", "of", "\U0001f600", "!", "."]
+    rows = torch.eye(len(source) + 1)[[0, 1, 2, 3, 4, 5, 6]]
+    target = ["j'aime", "<unk>", "<unk>", "<unk>", "<unk>", "<unk>", "."]
+    weights = rows[[0, 2, 2, 3, 4, 5, 6]]  # each <unk>'s row reads one source token
+    known = {"i", "like", "of", "!", "."}
+    assert replace_unknown(target, source, weights, known) == ["j'aime", "gandalf", "gandalf", "."]
+    # with no vocabulary given, every word-like token is copied, never punctuation or an emoji
+    assert replace_unknown(target, source, weights) == ["j'aime", "gandalf", "gandalf", "of", "."]
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        ("Gandalf", True),
+        ("42", True),
+        ("l'an", True),
+        ("\u2581Tom", True),
+        ("abc-def", True),
+        ("?", False),
+        ("...", False),
+        ("\U0001f600", False),
+        ("tom\U0001f600", False),
+        ("", False),
+        ("-", False),
+    ],
+)
+def test_copyable_is_a_word_or_a_number(token, expected):
+    assert copyable(token) is expected
 
 
 def test_an_interrupted_download_leaves_no_file_a_later_run_would_trust(tmp_path, monkeypatch):

@@ -342,16 +342,33 @@
 
   // --- the translator: attnbook.nmt.translator and the command line's translate ----------------------
 
+  // copyable: a word or a number (letters, digits, apostrophes, hyphens, a piece's \u2581), never
+  // punctuation or an emoji.
+  const COPYABLE = /^[\p{L}\p{N}'\-\u2581]*$/u;
+  const ALPHANUMERIC = /[\p{L}\p{N}]/u;
+  function copyable(token) {
+    return COPYABLE.test(token) && ALPHANUMERIC.test(token);
+  }
+
   // replace_unknown: each <unk> of the translation becomes the source word its row of attention
-  // weighs most (never the source <eos>). Returns the new tokens and the replacements made.
-  function replaceUnknown(target, source, rows) {
+  // weighs most (never the source <eos>) where that word is copyable and one the model could not read
+  // (not in `known`); elsewhere the <unk> is left out. Returns the new tokens and, for each <unk>, the
+  // source word its row read most, whether the model knew it and whether it was copied.
+  function replaceUnknown(target, source, rows, known = new Set()) {
     const replacements = [];
-    const replaced = target.map((token, i) => {
-      if (token !== UNK_TOKEN) return token;
+    const replaced = [];
+    target.forEach((token, i) => {
+      if (token !== UNK_TOKEN) {
+        replaced.push(token);
+        return;
+      }
       let best = 0;
       for (let j = 1; j < source.length; j++) if (rows[i][j] > rows[i][best]) best = j;
-      replacements.push({ position: i, source: best, word: source[best] });
-      return source[best];
+      const word = source[best];
+      const wasKnown = known.has(word);
+      const copied = copyable(word) && !wasKnown;
+      replacements.push({ position: i, source: best, word, copied, known: wasKnown });
+      if (copied) replaced.push(word);
     });
     return { replaced, replacements };
   }
@@ -380,11 +397,12 @@
       const { replaced, replacements } =
         unknown === "keep"
           ? { replaced: target, replacements: [] }
-          : replaceUnknown(target, source, found.weights);
+          : replaceUnknown(target, source, found.weights, srcIds);
       return {
         source,
         readAs: source.map((token) => (srcIds.has(token) ? token : UNK_TOKEN)),
         unknown: source.filter((token) => !srcIds.has(token)),
+        vocabularySize: header.src_vocab.length,
         ids: found.ids,
         target,
         replaced,
@@ -416,6 +434,7 @@
     greedyDecode,
     beamSearch,
     replaceUnknown,
+    copyable,
     Translator,
   };
   if (typeof module === "object" && module.exports) module.exports = api;

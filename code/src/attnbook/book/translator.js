@@ -82,6 +82,7 @@
   ]) {
     const option = element("option", null, text);
     option.value = value;
+    option.selected = value === data.beam;
     beam.append(option);
   }
   beamLabel.append(beam);
@@ -151,17 +152,33 @@
     unknown.textContent = "";
     if (result.unknown.length) {
       unknown.append(
-        element("span", "aw-key", "unknown to the model (read as <unk>):"),
+        element(
+          "span",
+          "aw-key",
+          "unknown to the model, which knows the " +
+            result.vocabularySize.toLocaleString("en-US") +
+            " English tokens of its training sentences (read as <unk>):",
+        ),
         element("span", "aw-value", result.unknown.join(" ")),
       );
     }
     for (const r of result.replacements) {
       const line = element("div", "at-replacement");
       line.dataset.position = r.position;
+      line.dataset.copied = r.copied ? "yes" : "no";
+      const why = r.copied
+        ? ")"
+        : r.known
+          ? ", a word the model knew: not copied)"
+          : ": not a word, not copied)";
       line.append(
-        element("span", "aw-key", "<unk> (word " + (r.position + 1) + ") copied from"),
+        element(
+          "span",
+          "aw-key",
+          "<unk> (word " + (r.position + 1) + (r.copied ? ") copied from" : ") read most"),
+        ),
         element("span", "aw-value", r.word),
-        element("span", "aw-key", "(its largest weight: source word " + (r.source + 1) + ")"),
+        element("span", "aw-key", "(source word " + (r.source + 1) + why),
       );
       unknown.append(line);
     }

@@ -6,7 +6,7 @@ Examples::
 
     # the model the book ships, as in the page
     attnbook translate "I am hungry."
-    attnbook translate --checkpoint model.pt --beam 4 "I am hungry." \
+    attnbook translate --checkpoint model.pt --beam 1 "I am hungry." \
         --plot heat.png
     # a file, one sentence a line; "-" reads standard input
     attnbook translate --input sentences.txt > french.txt
@@ -55,6 +55,11 @@ LONG_INPUT = 50
 BATCH = 256
 """Lines of ``--input`` translated together, in one padded batch."""
 
+DEFAULT_BEAM = 4
+"""The beam ``translate`` and ``evaluate`` decode with unless told: the
+beam the book's held-out scores use, so that a reader's translation is
+the one those scores measured (greedy search is ``--beam 1``)."""
+
 
 def add_model_options(
     parser: argparse.ArgumentParser, *, progress: bool = True
@@ -74,8 +79,9 @@ def add_model_options(
         "--beam",
         type=positive_int,
         metavar="N",
-        default=1,
-        help="beam size (default: 1, greedy search)",
+        default=DEFAULT_BEAM,
+        help="beam size (default: %(default)s, the beam the book's "
+        "held-out scores use; 1 is greedy search)",
     )
     add_run_options(parser, progress=progress)
 
@@ -223,7 +229,7 @@ def translate_tokens(
     translator: Translator,
     tokens: list[str],
     *,
-    beam: int = 1,
+    beam: int = DEFAULT_BEAM,
     unknown: str = UNKNOWN_DEFAULT,
 ) -> dict[str, Any]:
     """Translate ``tokens``: the JSON object ``translate --json`` prints
@@ -256,7 +262,7 @@ def _record(
     ]
     target = list(target)
     shown = (
-        replace_unknown(target, tokens, weights)
+        replace_unknown(target, tokens, weights, translator.src_vocab)
         if unknown == "copy"
         else target
     )
@@ -282,7 +288,7 @@ def translate_many(
     translator: Translator,
     sentences: list[list[str]],
     *,
-    beam: int = 1,
+    beam: int = DEFAULT_BEAM,
     unknown: str = UNKNOWN_DEFAULT,
 ) -> list[dict[str, Any]]:
     """Translate ``sentences`` (token lists) in batches, as
@@ -408,6 +414,18 @@ def _translate_sentence(
     if unknown:
         print(
             f"unknown to the model (read as {UNK}): {' '.join(unknown)}",
+            file=out,
+        )
+        print(
+            f"note: the model knows the {len(translator.src_vocab):,} "
+            "English tokens of its training sentences; where it writes "
+            f"{UNK}, a name or a number it could not read is copied and "
+            "anything else left out",
+            file=out,
+        )
+    if not translator.tokenizer.cased:
+        print(
+            "note: this model reads and writes lower-cased words",
             file=out,
         )
     table = record.pop("table")

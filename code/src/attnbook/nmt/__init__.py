@@ -67,6 +67,7 @@ from attnbook.nmt.subwords import (
     learn_subwords,
 )
 from attnbook.nmt.text import (
+    copyable,
     detokenize_french,
     replace_unknown,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "alignment_error_rate",
     "attention_to_words",
     "beam_search",
+    "copyable",
     "detokenize_french",
     "download_tatoeba",
     "error_by_position",

@@ -126,7 +126,9 @@ def evaluate_real(
     written = [translator.tgt_vocab.decode(h.ids) for h in decoded]
     hypotheses = [tokenizer.target_words(w) for w in written]
     replaced = [
-        tokenizer.target_words(replace_unknown(w, r, d.weights))
+        tokenizer.target_words(
+            replace_unknown(w, r, d.weights, translator.src_vocab)
+        )
         for w, r, d in zip(written, read, decoded, strict=True)
     ]
     return RealEvaluation(

@@ -348,7 +348,9 @@ class Translator:
             )
         target = self.tgt_vocab.decode(hypothesis.ids)
         shown = (
-            replace_unknown(target, tokens, hypothesis.weights)
+            replace_unknown(
+                target, tokens, hypothesis.weights, self.src_vocab
+            )
             if unknown == "copy"
             else target
         )

@@ -27,6 +27,9 @@ from attnbook.book.widgets._embed import asset, widget_script
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+BEAMS = (1, 4)
+"""The searches the box offers: greedy search and a beam of 4."""
+
 
 @dataclass(frozen=True)
 class TranslationExample:
@@ -54,6 +57,7 @@ def translator_widget(
     size: int,
     example: TranslationExample | None = None,
     placeholder: str = "I am hungry.",
+    beam: int = 1,
     grammar: Mapping[str, Any] | None = None,
     name: str | None = None,
     caption: str | None = None,
@@ -80,6 +84,9 @@ def translator_widget(
         example: a translation drawn as the static figure (PDF);
             ``None`` draws a note instead.
         placeholder: the example sentence shown in the empty box.
+        beam: the search the box starts with, 1 (greedy) or 4: the
+            beam of the scores the page quotes for this model, so that
+            the reader's first translation is the kind they measured.
         grammar: for a model of the toy grammar,
             ``attnbook.nmt.grammar_lexicon()``:
             the page then reads each sentence with the grammar too
@@ -108,16 +115,22 @@ def translator_widget(
             "size must be the weights file's size in bytes (positive), "
             f"got {size}"
         )
+    if beam not in BEAMS:
+        raise ValueError(
+            f"beam must be one of the box's searches {BEAMS}, got {beam!r}"
+        )
     megabytes = f"{size / 1e6:.1f}"
     data: dict[str, Any] = {
         "kind": "translator",
         "src": src,
         "megabytes": megabytes,
         "placeholder": placeholder,
+        "beam": beam,
         "intro": "Type an English sentence and press Enter. The model "
         f"({megabytes} MB) loads when you "
         "first click or tab into the box.",
-        "ready": "Type an English sentence and press Enter.",
+        "ready": "Type an English sentence and press Enter. The model "
+        "reads and writes lower-cased words.",
         "grammar": dict(grammar) if grammar is not None else None,
         "refuseUnknown": grammar is not None,
         "failed": f"The model could not be loaded from {src}: this "
