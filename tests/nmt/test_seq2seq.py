@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from attnbook.nmt import shipped_export
 from attnbook.nmt.data import SentencePair, Vocab, make_batch
 from attnbook.nmt.decoders import BahdanauDecoder, LuongDecoder, PlainDecoder
 from attnbook.nmt.grammar import generate_pairs
@@ -165,28 +166,36 @@ def test_beam_of_one_is_greedy_search(kind, pairs, vocabs, tiny_model):
         assert math.isclose(g.score, b.score, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def naive_beam_search(model, src, src_mask, beam_size, max_len, length_penalty):
+def naive_beam_search(model, src, src_mask, beam_size, max_len, length_penalty, coverage_penalty=0.0):
     """One sentence, plain Python lists: the reference the batched search must reproduce."""
     memory = model.encode(src, src_mask)
-    beams = [(0.0, [], model.decoder.init_state(memory), False)]  # score, tokens, state, finished
+    # score, tokens, state, finished, attention rows
+    beams = [(0.0, [], model.decoder.init_state(memory), False, [])]
     for _ in range(max_len):
         candidates = []
-        for score, tokens, state, finished in beams:
+        for score, tokens, state, finished, rows in beams:
             if finished:
-                candidates.append((score, tokens, state, True))
+                candidates.append((score, tokens, state, True, rows))
                 continue
             prev = torch.tensor([tokens[-1] if tokens else Vocab.sos_id])
-            logits, new_state, _ = model.decoder.step(prev, state, memory)
+            logits, new_state, weights = model.decoder.step(prev, state, memory)
             log_probs = torch.log_softmax(logits[0], dim=-1)
+            row = [] if weights is None else [weights[0].tolist()]
             for token, lp in enumerate(log_probs.tolist()):
-                candidates.append((score + lp, [*tokens, token], new_state, token == Vocab.eos_id))
+                candidates.append(
+                    (score + lp, [*tokens, token], new_state, token == Vocab.eos_id, rows + row)
+                )
         beams = sorted(candidates, key=lambda c: -c[0])[:beam_size]
         if all(b[3] for b in beams):
             break
 
     def normalised(beam):
         length = len(beam[1])
-        return beam[0] / length**length_penalty
+        penalty = 0.0
+        if coverage_penalty and beam[4]:  # GNMT: beta * sum_j log(min(sum_i a_ij, 1))
+            covered = [sum(column) for column in zip(*beam[4], strict=True)]
+            penalty = coverage_penalty * sum(math.log(min(max(c, 1e-6), 1.0)) for c in covered)
+        return beam[0] / length**length_penalty + penalty
 
     best = max(beams, key=normalised)
     ids = best[1][:-1] if best[3] else best[1]
@@ -194,21 +203,59 @@ def naive_beam_search(model, src, src_mask, beam_size, max_len, length_penalty):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+@pytest.mark.parametrize(
+    ("length_penalty", "coverage_penalty"), [(0.0, 0.0), (1.0, 0.0), (0.0, 2.0), (1.0, 0.5)]
+)
 def test_batched_beam_search_matches_a_naive_one_sentence_search(
-    kind, length_penalty, pairs, vocabs, tiny_model
+    kind, length_penalty, coverage_penalty, pairs, vocabs, tiny_model
 ):
     model = tiny_model(kind, vocabs, seed=3)
     batch = make_batch(pairs[:4], *vocabs)
     with torch.no_grad():
         results = beam_search(
-            model, batch.src, batch.src_mask, beam_size=3, max_len=5, length_penalty=length_penalty
+            model,
+            batch.src,
+            batch.src_mask,
+            beam_size=3,
+            max_len=5,
+            length_penalty=length_penalty,
+            coverage_penalty=coverage_penalty,
         )
         for row, pair in enumerate(pairs[:4]):
             one = make_batch([pair], *vocabs)
-            ids, score = naive_beam_search(model, one.src, one.src_mask, 3, 5, length_penalty)
+            ids, score = naive_beam_search(
+                model, one.src, one.src_mask, 3, 5, length_penalty, coverage_penalty
+            )
             assert results[row].ids == ids
             assert math.isclose(results[row].score, score, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_the_coverage_penalty_picks_other_beams_on_a_trained_model_as_the_naive_search_does():
+    """On the shipped model, whose attention is peaked, a coverage penalty changes the chosen translation of
+    some sentences, and the batched search still chooses what the one-sentence search chooses."""
+    translator = shipped_export().to_translator()
+    model = translator.model.double()
+    sentences = [
+        "Tom wants to go with Mary to the station.",
+        "I don't know what you want me to do.",
+        "Can you read?",
+        "She bought a red car and a blue bicycle.",
+        "We have to leave before it starts to rain.",
+        "He said that he would come back tomorrow.",
+    ]
+    pairs = [SentencePair(tuple(translator.tokenizer.source(s)), ("<unk>",)) for s in sentences]
+    batch = translator.batch(pairs)
+    changed = 0
+    with torch.no_grad():
+        plain = beam_search(model, batch.src, batch.src_mask, beam_size=3, max_len=12)
+        covered = beam_search(model, batch.src, batch.src_mask, beam_size=3, max_len=12, coverage_penalty=3.0)
+        for row, pair in enumerate(pairs):
+            one = translator.batch([pair])
+            ids, score = naive_beam_search(model, one.src, one.src_mask, 3, 12, 0.0, 3.0)
+            assert covered[row].ids == ids
+            assert math.isclose(covered[row].score, score, rel_tol=1e-9, abs_tol=1e-9)
+            changed += covered[row].ids != plain[row].ids
+    assert changed >= 1
 
 
 def test_beam_search_returns_the_weights_of_the_chosen_beam(pairs, vocabs, tiny_model):

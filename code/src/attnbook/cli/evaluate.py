@@ -75,7 +75,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 "than the "
                 f"{max_src_len} tokens this model accepts"
             )
-        evaluation = evaluate_real(translator, pairs, beam_size=args.beam)
+        evaluation = evaluate_real(
+            translator,
+            pairs,
+            beam_size=args.beam,
+            coverage_penalty=args.coverage_penalty,
+        )
     except InputError as error:
         return fail(error)
     summary = {
@@ -83,6 +88,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         "n_pairs": len(pairs),
         "n_too_long": len(corpus.pairs) - len(pairs),
         "beam": args.beam,
+        "coverage_penalty": args.coverage_penalty,
     }
     out = text_out(args)
     print(
@@ -106,6 +112,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print(
         "with <unk> replaced through attention: BLEU "
         f"{summary['bleu_unk_replaced']:.1f}",
+        file=out,
+    )
+    print(
+        f"translations that repeat a word by mistake: "
+        f"{summary['n_repeating']} of {summary['n_sentences']}",
         file=out,
     )
     if args.json:

@@ -120,6 +120,20 @@ def positive_int(text: str) -> int:
 positive_int.__name__ = "positive integer"
 
 
+def non_negative_float(text: str) -> float:
+    """An argparse type for a weight given by hand
+    (``--coverage-penalty``): a finite float of at least 0."""
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of at least 0, got {text}"
+        )
+    return value
+
+
+non_negative_float.__name__ = "non-negative number"
+
+
 def add_study_options(
     parser: argparse.ArgumentParser, *, seeds: bool = True
 ) -> None:

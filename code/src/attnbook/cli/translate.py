@@ -35,7 +35,12 @@ from attnbook.cli.common import (
     text_out,
 )
 from attnbook.cli.inputs import read_model
-from attnbook.cli.options import SubCommands, add_run_options, positive_int
+from attnbook.cli.options import (
+    SubCommands,
+    add_run_options,
+    non_negative_float,
+    positive_int,
+)
 from attnbook.core.progress import tqdm
 from attnbook.nmt.data import UNK, SentencePair
 from attnbook.nmt.text import (
@@ -82,6 +87,15 @@ def add_model_options(
         default=DEFAULT_BEAM,
         help="beam size (default: %(default)s, the beam the book's "
         "held-out scores use; 1 is greedy search)",
+    )
+    parser.add_argument(
+        "--coverage-penalty",
+        type=non_negative_float,
+        metavar="B",
+        default=0.0,
+        help="the weight of beam search's coverage penalty (Wu et al., "
+        "2016), which ranks lower a translation that leaves English words "
+        "unread (default: %(default)s, none; greedy search has none)",
     )
     add_run_options(parser, progress=progress)
 
@@ -230,6 +244,7 @@ def translate_tokens(
     tokens: list[str],
     *,
     beam: int = DEFAULT_BEAM,
+    coverage_penalty: float = 0.0,
     unknown: str = UNKNOWN_DEFAULT,
 ) -> dict[str, Any]:
     """Translate ``tokens``: the JSON object ``translate --json`` prints
@@ -241,7 +256,12 @@ def translate_tokens(
     token attended most where ``unknown="copy"``."""
     if not tokens:
         return _record(translator, tokens, [], None, unknown=unknown)
-    result = translator.translation(tokens, beam_size=beam, unknown="keep")
+    result = translator.translation(
+        tokens,
+        beam_size=beam,
+        coverage_penalty=coverage_penalty,
+        unknown="keep",
+    )
     return _record(
         translator, tokens, result.target, result.weights, unknown=unknown
     )
@@ -289,6 +309,7 @@ def translate_many(
     sentences: list[list[str]],
     *,
     beam: int = DEFAULT_BEAM,
+    coverage_penalty: float = 0.0,
     unknown: str = UNKNOWN_DEFAULT,
 ) -> list[dict[str, Any]]:
     """Translate ``sentences`` (token lists) in batches, as
@@ -307,7 +328,10 @@ def translate_many(
         # decode_pairs reads the sources only; a pair needs a target
         pairs = [SentencePair(tuple(sentences[i]), (UNK,)) for i in group]
         hypotheses = translator.decode_pairs(
-            pairs, beam_size=beam, batch_size=len(pairs)
+            pairs,
+            beam_size=beam,
+            batch_size=len(pairs),
+            coverage_penalty=coverage_penalty,
         )
         found.update(zip(group, hypotheses, strict=True))
     records = []
@@ -379,6 +403,7 @@ def _translate_lines(
                 translator,
                 chunk,
                 beam=args.beam,
+                coverage_penalty=args.coverage_penalty,
                 unknown=args.unknown,
             )
             for record in records:
@@ -406,7 +431,11 @@ def _translate_sentence(
     if not tokens:
         raise InputError("the sentence has no words to translate")
     record = translate_tokens(
-        translator, tokens, beam=args.beam, unknown=args.unknown
+        translator,
+        tokens,
+        beam=args.beam,
+        coverage_penalty=args.coverage_penalty,
+        unknown=args.unknown,
     )
     out = text_out(args)
     print(record["translation"], file=out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
+from attnbook.nmt.coverage import repeated_words
 from attnbook.nmt.data import UNK, SentencePair
 from attnbook.nmt.metrics import (
     MultiReferenceScore,
@@ -78,7 +79,19 @@ class RealEvaluation:
             "n_sentences": self.score.n_sentences,
             "n_unknown": self.n_unknown,
             "n_unk_written": self.n_unk_written,
+            "n_repeating": sum(1 for r in self.repeats() if r),
         }
+
+    def repeats(self) -> list[int]:
+        """Each translation's mistaken repeats: a word written twice in a
+        row where no reference has it so
+        (:func:`~attnbook.nmt.coverage.repeated_words`)."""
+        return [
+            len(repeated_words(h, refs))
+            for h, refs in zip(
+                self.hypotheses, self.references, strict=True
+            )
+        ]
 
 
 def evaluate_real(
@@ -86,6 +99,7 @@ def evaluate_real(
     pairs: Sequence[SentencePair],
     *,
     beam_size: int = 1,
+    coverage_penalty: float = 0.0,
 ) -> RealEvaluation:
     """Translate each distinct English sentence of ``pairs`` once and score
     it against all its translations.
@@ -107,6 +121,8 @@ def evaluate_real(
             a model over pieces, which reads case), no English sentence of
             them seen in training.
         beam_size: 1 for greedy search, more for beam search.
+        coverage_penalty: the weight of beam search's coverage penalty
+            (:func:`~attnbook.nmt.search.beam_search`).
 
     Raises:
         ValueError: ``pairs`` is empty.
@@ -122,6 +138,7 @@ def evaluate_real(
             for r, refs in zip(read, references, strict=True)
         ],
         beam_size=beam_size,
+        coverage_penalty=coverage_penalty,
     )
     written = [translator.tgt_vocab.decode(h.ids) for h in decoded]
     hypotheses = [tokenizer.target_words(w) for w in written]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from attnbook.nmt.coverage import coverage_penalty as penalty_for_coverage
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.model import TranslationModel
 
@@ -144,6 +145,7 @@ def beam_search(
     beam_size: int = 4,
     max_len: int | None = None,
     length_penalty: float = 0.0,
+    coverage_penalty: float = 0.0,
 ) -> list[Hypothesis]:
     """Translate a batch keeping the ``beam_size`` most probable partial
     translations of each sentence.
@@ -153,7 +155,10 @@ def beam_search(
     At the end each sentence's best beam is chosen by ``score / length **
     length_penalty`` (``0`` ranks by the raw log-probability,
     which favours short translations; Freitag and Al-Onaizan,
-    2017, discuss such choices). ``beam_size=1`` is greedy search.
+    2017, discuss such choices), plus ``coverage_penalty`` times the GNMT
+    coverage penalty (Wu et al., 2016;
+    :func:`~attnbook.nmt.coverage.coverage_penalty`), which ranks lower a
+    beam that left source words unread. ``beam_size=1`` is greedy search.
 
     Args:
         model: the model (in eval mode).
@@ -162,6 +167,8 @@ def beam_search(
         max_len: the most tokens per sentence;
             ``None`` allows ``2 * src_len + 5``.
         length_penalty: the exponent of the length normalisation.
+        coverage_penalty: the weight of the coverage penalty (``0``, none;
+            a model without attention has none).
 
     Returns:
         One :class:`Hypothesis` per sentence, with the attention weights of
@@ -244,9 +251,15 @@ def beam_search(
         (history == Vocab.eos_id).float().argmax(dim=1) + 1,
         torch.full_like(scores, history.size(1), dtype=torch.long),
     ).float()
-    normalised = (scores / lengths.pow(length_penalty)).view(
-        batch, beam_size
-    )
+    normalised = scores / lengths.pow(length_penalty)
+    if coverage_penalty and weight_history is not None:
+        normalised = normalised + penalty_for_coverage(
+            weight_history,
+            src_mask.index_select(0, rows),
+            coverage_penalty,
+            lengths.long(),
+        )
+    normalised = normalised.view(batch, beam_size)
     best = offsets.squeeze(1) + normalised.argmax(dim=1)  # (batch,)
     best_weights = (
         None

@@ -277,6 +277,7 @@ class Translator:
         *,
         beam_size: int = 1,
         max_len: int | None = None,
+        coverage_penalty: float = 0.0,
         unknown: str = UNKNOWN_DEFAULT,
     ) -> Translation:
         """Translate one sentence and keep everything: the tokens read and
@@ -288,6 +289,9 @@ class Translator:
             beam_size: 1 for greedy search, more for :meth:`beam_search`.
             max_len: the most target tokens; ``None`` allows
                 ``2 * len(source) + 5``.
+            coverage_penalty: the weight of beam search's coverage
+                penalty (:func:`~attnbook.nmt.search.beam_search`); greedy
+                search has none.
             unknown: ``"copy"`` or ``"keep"`` (see :meth:`translate`).
 
         Raises:
@@ -299,6 +303,7 @@ class Translator:
                 sentence,
                 beam_size=beam_size,
                 max_len=max_len,
+                coverage_penalty=coverage_penalty,
                 unknown=unknown,
             )
         return self._translate_one(
@@ -316,6 +321,7 @@ class Translator:
         beam_size: int = 4,
         max_len: int | None = None,
         length_penalty: float = 0.0,
+        coverage_penalty: float = 0.0,
         unknown: str = UNKNOWN_DEFAULT,
     ) -> Translation:
         """Translate one sentence with
@@ -324,7 +330,13 @@ class Translator:
         return self._translate_one(
             sentence,
             lambda src, mask: beam_search(
-                self.model, src, mask, beam_size, max_len, length_penalty
+                self.model,
+                src,
+                mask,
+                beam_size,
+                max_len,
+                length_penalty,
+                coverage_penalty,
             ),
             unknown,
         )
@@ -371,11 +383,12 @@ class Translator:
         batch_size: int = 256,
         max_len: int | None = None,
         length_penalty: float = 0.0,
+        coverage_penalty: float = 0.0,
     ) -> list[Hypothesis]:
         """Translate the sources of ``pairs`` in batches (greedy for
         ``beam_size=1``), in order.
 
-        ``max_len`` and ``length_penalty`` are as in
+        ``max_len``, ``length_penalty`` and ``coverage_penalty`` are as in
         :func:`~attnbook.nmt.search.beam_search`.
         """
         hypotheses: list[Hypothesis] = []
@@ -394,6 +407,7 @@ class Translator:
                         beam_size,
                         max_len,
                         length_penalty,
+                        coverage_penalty,
                     )
         return hypotheses
 
