@@ -36,7 +36,7 @@ class _LiveTensorBytes(TorchDispatchMode):
     while any tensor that uses them is alive."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.current = 0
         self.peak = 0
         # storage address -> [bytes, live tensors that use it]
