@@ -17,7 +17,6 @@ from attnbook.layers.multihead import (
 )
 from attnbook.layers.scale import (
     GroupedQueryAttention,
-    KVCache,
     decode_by_recomputing,
     decode_with_cache,
     kv_cache_bytes,
@@ -30,7 +29,6 @@ from attnbook.layers.scale import (
 __all__ = [
     "BahdanauAttention",
     "GroupedQueryAttention",
-    "KVCache",
     "LocalPAttention",
     "LuongAttention",
     "MultiHeadAttention",
