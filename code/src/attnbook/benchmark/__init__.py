@@ -19,6 +19,7 @@ from attnbook.benchmark.bench_results import (
     SDPA_RATIO_REFERENCE,
 )
 from attnbook.benchmark.claims import record_claim
+from attnbook.benchmark.memory import peak_tensor_memory
 from attnbook.benchmark.timing import time_interleaved
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "format_report",
     "naive_attention",
     "packaged_result",
+    "peak_tensor_memory",
     "predicted_precompute_speedup",
     "record_claim",
     "run_benchmark",

@@ -17,6 +17,7 @@ from attnbook.checks.cost import check_attention_flops
 from attnbook.checks.gradients import check_softmax_jacobian
 from attnbook.checks.real import check_split_by_english
 from attnbook.checks.runner import CheckResult
+from attnbook.checks.scale import check_sliding_window_mask
 from attnbook.checks.seq2seq import check_masked_cross_entropy
 from attnbook.checks.transformer import (
     check_decoder_mask,
@@ -34,6 +35,7 @@ __all__ = [
     "check_masked_cross_entropy",
     "check_masked_softmax",
     "check_multihead_attention",
+    "check_sliding_window_mask",
     "check_softmax_jacobian",
     "check_split_by_english",
 ]

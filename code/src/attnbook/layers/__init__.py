@@ -1,5 +1,7 @@
 """Attention modules: the masked softmax, Bahdanau, Luong (global and
-local-p) and scaled dot-product attention, multi-head attention."""
+local-p) and scaled dot-product attention, multi-head attention, and
+attention at scale (grouped-query attention with a key-value cache,
+sliding windows, tiled and linear attention)."""
 
 from attnbook.layers.attention import (
     ScaledDotProductAttention,
@@ -13,14 +15,32 @@ from attnbook.layers.multihead import (
     MultiHeadAttention,
     causal_mask,
 )
+from attnbook.layers.scale import (
+    GroupedQueryAttention,
+    decode_by_recomputing,
+    decode_with_cache,
+    kv_cache_bytes,
+    linear_attention,
+    linear_attention_weights,
+    sliding_window_mask,
+    tiled_attention,
+)
 
 __all__ = [
     "BahdanauAttention",
+    "GroupedQueryAttention",
     "LocalPAttention",
     "LuongAttention",
     "MultiHeadAttention",
     "ScaledDotProductAttention",
     "causal_mask",
+    "decode_by_recomputing",
+    "decode_with_cache",
+    "kv_cache_bytes",
+    "linear_attention",
+    "linear_attention_weights",
     "masked_softmax",
+    "sliding_window_mask",
     "softmax_and_sum",
+    "tiled_attention",
 ]

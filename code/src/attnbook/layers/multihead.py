@@ -190,6 +190,15 @@ class MultiHeadAttention(nn.Module):
         k = self._split_heads(self.key_proj(keys))
         # (batch, heads, src_len, head_dim)
         v = self._split_heads(self.value_proj(values))
+        return self._attend(q, k, v, head_mask)
+
+    def _attend(
+        self, q: Tensor, k: Tensor, v: Tensor, head_mask: Tensor | None
+    ) -> tuple[Tensor, Tensor]:
+        """Scaled dot-product attention head by head over projected
+        ``q`` ``(batch, heads, tgt_len, head_dim)`` and ``k``, ``v``
+        ``(batch, heads, src_len, head_dim)``, then the heads joined and
+        projected by ``out_proj``; returns ``(context, weights)``."""
         # (batch, heads, tgt_len, src_len)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
         weights = masked_softmax(scores, head_mask)
