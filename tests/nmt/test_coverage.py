@@ -10,7 +10,6 @@ from attnbook.nmt.coverage import (
     coverage,
     coverage_penalty,
     repeated_words,
-    share,
     unattended_words,
 )
 
@@ -67,8 +66,3 @@ def test_unattended_words_are_content_words_no_step_read_most():
     )
     # "green" is never read most; "i" neither, but it is a function word
     assert unattended_words(source, weights) == [2]
-
-
-def test_share_counts_translations_with_at_least_one_error():
-    assert share([0, 2, 1, 0]) == 0.5
-    assert math.isnan(share([]))

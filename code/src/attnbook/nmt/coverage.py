@@ -28,7 +28,6 @@ word translated once has a coverage near 1.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -158,11 +157,3 @@ def unattended_words(source: Sequence[str], weights: Tensor) -> list[int]:
         for j, word in enumerate(source)
         if copyable(word) and word not in FUNCTION_WORDS and j not in read
     ]
-
-
-def share(counts: Sequence[int]) -> float:
-    """The share of translations with at least one error among ``counts``
-    (one count per translation); ``nan`` for none."""
-    if not counts:
-        return math.nan
-    return sum(1 for c in counts if c) / len(counts)

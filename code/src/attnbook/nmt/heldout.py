@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from attnbook.nmt.coverage import repeated_words
+from attnbook.nmt.coverage import repeated_words, unattended_words
 from attnbook.nmt.data import UNK, SentencePair
 from attnbook.nmt.metrics import (
     MultiReferenceScore,
@@ -92,6 +92,27 @@ class RealEvaluation:
                 self.hypotheses, self.references, strict=True
             )
         ]
+
+    def unattended(self) -> list[int]:
+        """Each translation's unread English content words
+        (:func:`~attnbook.nmt.coverage.unattended_words`): the words it may
+        have dropped.
+
+        Raises:
+            ValueError: the model has no attention, or its attention
+                columns are pieces rather than the source's words.
+        """
+        counts = []
+        for source, weights in zip(
+            self.sources, self.weights, strict=True
+        ):
+            if weights is None or weights.size(1) != len(source) + 1:
+                raise ValueError(
+                    "unattended words need attention over the source's "
+                    "words (a model over whole words, with attention)"
+                )
+            counts.append(len(unattended_words(source, weights)))
+        return counts
 
 
 def evaluate_real(
