@@ -1,6 +1,15 @@
 """The book's display: package listings in the page, computed prose,
-figures and interactive widgets."""
+figures, step diagrams and interactive widgets."""
 
+from attnbook.book.diagrams import (
+    DiagramImage,
+    bahdanau_step,
+    dictionary_lookup,
+    encoder_decoder_attention,
+    local_window,
+    luong_step,
+    show_diagram,
+)
 from attnbook.book.display import (
     SourceListing,
     glue,
@@ -26,18 +35,25 @@ from attnbook.book.widgets import (
 
 __all__ = [
     "DecoderRun",
+    "DiagramImage",
     "ScaleEntry",
     "SourceListing",
     "TranslationExample",
     "attention_heatmap",
     "attention_widget",
+    "bahdanau_step",
     "bleu_scale_figure",
     "checkpoint_slider",
     "curve_slider",
     "decoder_stepper",
+    "dictionary_lookup",
+    "encoder_decoder_attention",
     "glue",
+    "local_window",
+    "luong_step",
     "record_badge",
     "set_book_style",
+    "show_diagram",
     "show_source",
     "translator_widget",
     "weights_slider",

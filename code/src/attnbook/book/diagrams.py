@@ -628,7 +628,7 @@ def local_weights(
     there; zero outside the window.
 
     >>> [round(w, 3) for w in local_weights([0.0, 0.0, 0.0], 2.0, 1)]
-    [0.202, 0.333, 0.202]
+    [0.045, 0.333, 0.045]
     """
     positions = range(1, len(scores) + 1)
     inside = [abs(j - centre) <= half_width for j in positions]
