@@ -4,6 +4,7 @@ dark theme in different colours; show_diagram gives the web page both and the PD
 from __future__ import annotations
 
 import base64
+import html
 
 import pytest
 from matplotlib.colors import to_rgb
@@ -101,7 +102,7 @@ def test_show_diagram_gives_the_page_both_themes_and_the_pdf_the_light_one():
     assert set(bundle) == {"text/html", "image/png"}
     page = bundle["text/html"]
     assert 'class="only-light"' in page and 'class="only-dark"' in page
-    assert page.count(f'alt="{alt_text(bahdanau_step)}"') == 2
+    assert page.count(f'alt="{html.escape(alt_text(bahdanau_step), quote=True)}"') == 2
     assert base64.b64decode(bundle["image/png"]) == image.light
     assert image.light.startswith(b"\x89PNG") and image.dark.startswith(b"\x89PNG")
     assert image.light != image.dark

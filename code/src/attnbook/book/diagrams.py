@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from attnbook.book.widgets._embed import asset
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -937,8 +939,8 @@ class DiagramImage:
 
     @property
     def html(self) -> str:
-        """Both pictures in one ``<div>``, with the rule that hides the
-        dark one outside a dark page."""
+        """Both pictures in one ``<div>``, with the style sheet
+        (``diagrams.css``) that shows the one matching the page."""
         alt = html.escape(self.alt, quote=True)
         images = "".join(
             f'<img class="only-{theme}" src="data:image/png;base64,'
@@ -946,11 +948,7 @@ class DiagramImage:
             f'width="{self.width}" style="max-width: 100%; height: auto;">'
             for theme, data in (("light", self.light), ("dark", self.dark))
         )
-        style = (
-            "<style>.attnbook-diagram img.only-dark { display: none; } "
-            "html[data-theme=dark] .attnbook-diagram img.only-dark "
-            "{ display: inline; }</style>"
-        )
+        style = f"<style>{asset('diagrams.css')}</style>"
         return (
             f'<div class="attnbook-diagram" data-diagram="{self.name}">'
             f"{style}{images}</div>"
