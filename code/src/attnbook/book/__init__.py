@@ -2,7 +2,6 @@
 figures, step diagrams and interactive widgets."""
 
 from attnbook.book.diagrams import (
-    DiagramImage,
     bahdanau_step,
     dictionary_lookup,
     encoder_decoder_attention,
@@ -35,7 +34,6 @@ from attnbook.book.widgets import (
 
 __all__ = [
     "DecoderRun",
-    "DiagramImage",
     "ScaleEntry",
     "SourceListing",
     "TranslationExample",
