@@ -29,6 +29,7 @@ from attnbook.book.widgets._embed import asset
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,8 @@ def _weight_bars(
 
 def _bar(
     x: float, base: float, width: float, height: float, theme: Theme
-) -> Any:
+) -> Rectangle:
+    """A vertical bar of ``height`` on ``base``, centred on ``x``."""
     from matplotlib.patches import Rectangle
 
     return Rectangle(
@@ -865,7 +867,9 @@ BAR_LENGTH = 1.0
 """The length of a weight of 1 in :func:`dictionary_lookup`."""
 
 
-def _bar_h(x: float, y: float, weight: float, theme: Theme) -> Any:
+def _bar_h(x: float, y: float, weight: float, theme: Theme) -> Rectangle:
+    """A horizontal bar of the weight's length, starting at ``x`` and
+    centred on ``y``."""
     from matplotlib.patches import Rectangle
 
     return Rectangle(
