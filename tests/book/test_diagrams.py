@@ -119,3 +119,26 @@ def test_local_weights_are_zero_outside_the_window_and_follow_the_gaussian():
     assert inside[2] == pytest.approx(1 / 5)
     assert inside[1] == pytest.approx(inside[3]) == pytest.approx(0.2 * 2.718281828**-0.5)
     assert sum(weights) < 1
+
+
+def contrast(foreground, background) -> float:
+    """The WCAG contrast ratio of two colours."""
+
+    def luminance(colour) -> float:
+        channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+    lighter, darker = sorted([luminance(foreground), luminance(background)], reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda theme: theme.name)
+@pytest.mark.parametrize("draw", DIAGRAMS, ids=lambda draw: draw.__name__)
+def test_every_label_is_readable_on_its_theme(draw, theme):
+    # WCAG AA for normal text: 4.5:1 against the page (a box's tint is close to the page's colour)
+    for text in draw(theme).findobj(lambda artist: hasattr(artist, "get_text")):
+        if text.get_text().strip():
+            ratio = contrast(text.get_color(), theme.background)
+            assert ratio >= 4.5, (
+                f"{draw.__name__}: {text.get_text()!r} has contrast {ratio:.2f} in {theme.name}"
+            )
