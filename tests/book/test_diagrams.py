@@ -40,7 +40,7 @@ EXPECTED_SYMBOLS = {
         r"\tilde{s}_i = \tanh(W_c [c_i; s_i])",
         r"\mathrm{softmax}(W_o \tilde{s}_i)",
     ],
-    local_window: ["$p_i$", "$p_i - D$", "$p_i + D$", "sd $D/2$"],
+    local_window: ["$p_i$", "$p_i - D$", "$p_i + D$", "sd $D/2$", "Gaussian factor"],
     dictionary_lookup: ["$q$", "cheese", "$v_1$", "$c$", "1[q = k_j]", r"e_j = q^\top k_j"],
 }
 

@@ -686,10 +686,7 @@ def local_window(theme: Theme = LIGHT) -> Figure:
     grid = [0.5 + k * (LOCAL_SOURCE_LEN / 400) for k in range(401)]
     ax.plot(
         grid,
-        [
-            0.5 * math.exp(-((x - LOCAL_CENTRE) ** 2) / (2 * sd**2))
-            for x in grid
-        ],
+        [math.exp(-((x - LOCAL_CENTRE) ** 2) / (2 * sd**2)) for x in grid],
         color=theme.query,
         linewidth=1.8,
         zorder=3,
@@ -701,7 +698,7 @@ def local_window(theme: Theme = LIGHT) -> Figure:
         linewidth=1.2,
         zorder=1,
     )
-    top = 0.62
+    top = 1.18
     ax.set_ylim(0, top)
     ax.set_xlim(0.4, LOCAL_SOURCE_LEN + 0.6)
     ax.text(
@@ -725,8 +722,8 @@ def local_window(theme: Theme = LIGHT) -> Figure:
         )
     ax.annotate(
         "",
-        (LOCAL_CENTRE + sd, 0.5 * math.exp(-0.5)),
-        (LOCAL_CENTRE, 0.5 * math.exp(-0.5)),
+        (LOCAL_CENTRE + sd, math.exp(-0.5)),
+        (LOCAL_CENTRE, math.exp(-0.5)),
         arrowprops={
             "arrowstyle": "<|-|>",
             "color": theme.query,
@@ -736,22 +733,22 @@ def local_window(theme: Theme = LIGHT) -> Figure:
     )
     ax.text(
         LOCAL_CENTRE + sd + 0.15,
-        0.5 * math.exp(-0.5),
-        "sd $D/2$",
+        math.exp(-0.5),
+        "Gaussian factor,\nsd $D/2$",
         va="center",
         color=theme.query,
         fontsize=FONT_SIZE - 1,
     )
     ax.text(
         1.0,
-        0.12,
+        0.2,
         "outside the window:\nweight exactly 0",
         color=theme.muted,
         fontsize=FONT_SIZE - 1,
     )
     ax.set_xticks(positions)
     ax.set_xlabel("source position $j$", color=theme.ink)
-    ax.set_ylabel("weight $\\alpha_{ij}$", color=theme.ink)
+    ax.set_ylabel("weight $\\alpha_{ij}$ (bars)", color=theme.ink)
     ax.tick_params(colors=theme.ink)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
