@@ -324,3 +324,25 @@ def test_checkpoint_slider_holds_one_frame_per_step_and_refuses_shapes_that_disa
         checkpoint_slider(frames, SRC, TGT[:4], [0, 5, 10], measures=[{}])
     with pytest.raises(ValueError, match="links must lie inside the 4 x"):
         checkpoint_slider(frames, SRC, TGT[:4], [0, 5, 10], links=[(4, 0)])
+
+
+def test_stepper_picture_is_a_strip_of_frames_one_row_per_run():
+    steps = 9
+    weights = torch.softmax(torch.randn(steps, len(SRC), generator=torch.Generator().manual_seed(3)), dim=-1)
+    emitted = [f"w{k}" for k in range(steps)]
+    widget = decoder_stepper(
+        SRC, {"a": DecoderRun(weights, emitted), "b": DecoderRun(weights[:3], emitted[:3])}
+    )
+    figure = widget.picture()
+    shown = [ax for ax in figure.axes if ax.get_visible()]
+    first_row = [ax.get_title() for ax in shown[: len(shown) - 3]]
+    # several steps side by side, the first and the last among them, each titled with its emitted word
+    assert (
+        len(first_row) >= 3
+        and first_row[0] == "step 1: w0"
+        and first_row[-1] == f"step {steps}: w{steps - 1}"
+    )
+    assert [ax.get_title() for ax in shown[-3:]] == ["step 1: w0", "step 2: w1", "step 3: w2"]
+    # each frame's bars are that step's weights
+    bars = [patch.get_height() for patch in shown[0].patches]
+    np.testing.assert_allclose(bars, weights[0].numpy(), atol=1e-4)

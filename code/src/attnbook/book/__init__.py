@@ -1,6 +1,14 @@
 """The book's display: package listings in the page, computed prose,
-figures and interactive widgets."""
+figures, step diagrams and interactive widgets."""
 
+from attnbook.book.diagrams import (
+    bahdanau_step,
+    dictionary_lookup,
+    encoder_decoder_attention,
+    local_window,
+    luong_step,
+    show_diagram,
+)
 from attnbook.book.display import (
     SourceListing,
     glue,
@@ -31,13 +39,19 @@ __all__ = [
     "TranslationExample",
     "attention_heatmap",
     "attention_widget",
+    "bahdanau_step",
     "bleu_scale_figure",
     "checkpoint_slider",
     "curve_slider",
     "decoder_stepper",
+    "dictionary_lookup",
+    "encoder_decoder_attention",
     "glue",
+    "local_window",
+    "luong_step",
     "record_badge",
     "set_book_style",
+    "show_diagram",
     "show_source",
     "translator_widget",
     "weights_slider",

@@ -8,14 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from attnbook.book.widgets._base import (
     ArrayLike,
     Widget,
     as_array,
     check_finite,
-    heatmap_size,
     render,
     rounded,
     token_list,
@@ -135,29 +132,67 @@ def decoder_stepper(
     return render(StepperWidget, data, name, caption)
 
 
+MAX_FRAMES = 5
+"""The most steps the stepper's static picture shows side by side."""
+
+MAX_WIDTH = 14.0
+"""The widest the picture may be, in inches."""
+
+
+def frame_steps(steps: int, frames: int) -> list[int]:
+    """``frames`` steps spread evenly from the first to the last
+    (every step if there are no more than ``frames``).
+
+    >>> frame_steps(9, 4), frame_steps(3, 5)
+    ([0, 3, 5, 8], [0, 1, 2])
+    """
+    if steps <= frames:
+        return list(range(steps))
+    return [round(k * (steps - 1) / (frames - 1)) for k in range(frames)]
+
+
 class StepperWidget(Widget):
     """A slider over decoder steps, with a toggle between runs; its
-    picture is one heatmap per run, a row per step."""
+    picture is a strip of the slider's frames, a few steps side by side
+    (the first and the last among them), one row per run."""
 
     kind = "stepper"
 
     def picture(self) -> Figure:
         from matplotlib.figure import Figure
 
-        from attnbook.book.plotting import attention_heatmap
+        from attnbook.book.diagrams import LIGHT
 
         src, runs = self.data["src"], self.data["runs"]
+        frame_width = max(2.2, 0.25 * len(src) + 0.6)
+        frames = max(2, min(MAX_FRAMES, int(MAX_WIDTH // frame_width)))
         steps = max(len(run["weights"]) for run in runs)
-        width, height = heatmap_size(steps, len(src))
-        figure = Figure(figsize=(width * len(runs), height))
-        for index, run in enumerate(runs):
-            ax = figure.add_subplot(1, len(runs), index + 1)
-            attention_heatmap(
-                np.array(run["weights"], dtype=float),
-                src,
-                run["emitted"],
-                ax=ax,
-                title=run["label"] or None,
+        columns = min(frames, steps)
+        figure = Figure(
+            figsize=(frame_width * columns, 2.5 * len(runs)),
+            layout="constrained",
+        )
+        axes = figure.subplots(
+            len(runs), columns, squeeze=False, sharey=True
+        )
+        for row, run in enumerate(runs):
+            shown = frame_steps(len(run["weights"]), columns)
+            for column, ax in enumerate(axes[row]):
+                if column >= len(shown):
+                    ax.set_visible(False)
+                    continue
+                step = shown[column]
+                weights = run["weights"][step]
+                ax.bar(range(len(src)), weights, color=LIGHT.weight)
+                ax.set_ylim(0, 1)
+                ax.set_xticks(range(len(src)), src, rotation=60)
+                ax.tick_params(axis="x", labelsize=8)
+                title = f"step {step + 1}: {run['emitted'][step]}"
+                ax.set_title(title, fontsize=9)
+            label = run["label"]
+            axes[row][0].set_ylabel(
+                f"{label}\nattention weight"
+                if label
+                else "attention weight"
             )
-            ax.set_ylabel("emitted at each step")
         return figure
