@@ -29,6 +29,10 @@ from attnbook.nmt.search import greedy_decode
 N_SENTENCES = 50
 
 
+LONGEST = 4
+"""The longest training sentence the harness box is told of, so that most of the grammar's sentences are longer."""
+
+
 @pytest.fixture(scope="module")
 def toy():
     """A small model over the toy grammar, its export (int8) and 50 held-out sentences."""
@@ -46,7 +50,7 @@ def toy():
 def page(browser, toy, tmp_path_factory):  # noqa: F811
     folder = tmp_path_factory.mktemp("translator")
     path = export_translator(toy[0], folder / "weights" / "toy.js", name="toy")
-    widget = translator_widget("weights/toy.js", size=path.stat().st_size, name="translator")
+    widget = translator_widget("weights/toy.js", size=path.stat().st_size, longest=LONGEST, name="translator")
     (folder / "translator.html").write_text(PAGE.format(body=widget.html))
     requests: list[str] = []
     page = WidgetPage(FileBook(browser, folder), "translator")
@@ -138,6 +142,17 @@ def test_weights_shown_equal_pytorchs_and_the_matrix_responds(page, toy):
         torch.tensor(data["weights"], dtype=torch.float64), expected.weights.double(), atol=1e-5
     )
     USE["matrix"](page, shown["matrix"])  # hover and keys as every matrix widget
+    assert not page.errors, page.errors
+
+
+def test_a_sentence_longer_than_the_training_sentences_gets_a_note(page):
+    long = translate(page, "the cat sees the dog", 1)
+    assert long["status"] == "done"
+    assert f"the longest English sentence the model was trained on has {LONGEST}" in long["unknown"]
+    short = translate(page, "the cat sleeps", 1)
+    assert "trained on has" not in short["unknown"]
+    status = page.tab.query_selector(".attn-translator [data-role=status]").text_content()
+    assert "greedy search; the model reads and writes lower-cased words" in status
     assert not page.errors, page.errors
 
 

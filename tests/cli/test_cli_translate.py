@@ -15,6 +15,7 @@ from attnbook.cli import translate as translate_command
 from attnbook.cli.inputs import read_model
 from attnbook.nmt import shipped_export
 from attnbook.nmt.corpus import shipped_path, tokenize_english
+from attnbook.studies import shipped_longest_source
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -105,6 +106,23 @@ def test_translate_decodes_with_the_beam_its_scores_use_unless_told(capsys):
     greedy = json.loads(capsys.readouterr().out)
     # the sentence where the two searches part: greedy search says the wrong thing
     assert (default["translation"], greedy["translation"]) == ("j'ai froid.", "je suis froid.")
+
+
+def test_a_sentence_longer_than_any_the_model_was_trained_on_gets_a_note(tmp_path, capsys):
+    longest = shipped_longest_source()
+    long_sentence = " ".join(["Tom"] * longest) + "."  # longest + 1 tokens
+    assert main(["translate", "--device", "cpu", long_sentence]) == 0
+    out = capsys.readouterr().out
+    assert f"the longest English sentence the model was trained on has {longest}" in out
+    assert "reads and writes lower-cased words" in out
+    assert main(["translate", "--device", "cpu", "Go."]) == 0
+    assert "trained on has" not in capsys.readouterr().out
+    path = tmp_path / "lines.txt"
+    path.write_text(f"Go.\n{long_sentence}\n", encoding="utf-8")
+    assert main(["translate", "--device", "cpu", "--input", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2  # the notes go to standard error
+    assert f"1 of 2 lines have more tokens than the {longest}" in captured.err
 
 
 def test_words_given_unquoted_are_translated_as_one_sentence_with_a_note(capsys):

@@ -162,6 +162,19 @@
         element("span", "aw-value", result.unknown.join(" ")),
       );
     }
+    if (data.longest && result.source.length > data.longest) {
+      unknown.append(
+        element(
+          "div",
+          "at-note",
+          "This sentence has " +
+            result.source.length +
+            " words and punctuation marks; the longest English sentence the model was trained on has " +
+            data.longest +
+            ", so it has never met one this long.",
+        ),
+      );
+    }
     for (const r of result.replacements) {
       const line = element("div", "at-replacement");
       line.dataset.position = r.position;
@@ -277,7 +290,7 @@
       } else {
         draw(result);
         const search = Number(beam.value) === 1 ? "greedy search" : "beam search, 4 beams";
-        setStatus(data.ready + " (" + search + ")", "done");
+        setStatus(data.ready + " (" + search + "; " + data.casing + ")", "done");
       }
       root.dataset.ms = (performance.now() - started).toFixed(1);
       root.dataset.done = String(Number(root.dataset.done || 0) + 1);

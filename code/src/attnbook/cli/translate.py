@@ -389,6 +389,16 @@ def _translate_lines(
         _tokens(translator, line, f"{where}, line {number},")
         for number, line in enumerate(lines, start=1)
     ]
+    longest = _trained_longest(args)
+    if longest is not None:
+        n_longer = sum(len(tokens) > longest for tokens in sentences)
+        if n_longer:
+            print(
+                f"note: {n_longer} of {len(sentences)} lines have more "
+                f"tokens than the {longest} of the longest English "
+                "sentence the model was trained on",
+                file=sys.stderr,
+            )
     bar = tqdm(
         total=len(sentences),
         desc="translating",
@@ -414,6 +424,16 @@ def _translate_lines(
                     print(record["translation"], flush=True)
             bar.update(len(chunk))
     return 0
+
+
+def _trained_longest(args: argparse.Namespace) -> int | None:
+    """The most tokens of a sentence the shipped model was trained on;
+    ``None`` for a checkpoint, which does not say."""
+    if args.checkpoint is not None:
+        return None
+    from attnbook.studies import shipped_longest_source
+
+    return shipped_longest_source()
 
 
 def _translate_sentence(
@@ -455,6 +475,14 @@ def _translate_sentence(
     if not translator.tokenizer.cased:
         print(
             "note: this model reads and writes lower-cased words",
+            file=out,
+        )
+    longest = _trained_longest(args)
+    if longest is not None and len(tokens) > longest:
+        print(
+            f"note: this sentence has {len(tokens)} tokens; the longest "
+            f"English sentence the model was trained on has {longest}, so "
+            "it has never met one this long",
             file=out,
         )
     table = record.pop("table")

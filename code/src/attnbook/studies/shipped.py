@@ -41,6 +41,7 @@ from __future__ import annotations
 import platform
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ from attnbook.nmt.export import (
     read_export,
     shipped_export,
 )
+from attnbook.nmt.split import split_by_english
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -385,6 +387,21 @@ class ShippedRun(Record):
             tuple(loss for _, loss in self.train_loss),
             dict(self.val_loss),
         )
+
+
+@cache
+def shipped_longest_source() -> int:
+    """The most tokens of an English sentence the shipped Tatoeba
+    translator was trained on: a longer sentence is one it never met, and
+    the command line and the page say so."""
+    data = RealConfig().data
+    split = split_by_english(
+        load_tatoeba(shipped_path()).pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+    )
+    return max(len(pair.source) for pair in split.train)
 
 
 SHIPPED_NAME = "Tatoeba English-French (Bahdanau attention)"

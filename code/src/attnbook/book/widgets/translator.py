@@ -58,6 +58,7 @@ def translator_widget(
     example: TranslationExample | None = None,
     placeholder: str = "I am hungry.",
     beam: int = 1,
+    longest: int | None = None,
     grammar: Mapping[str, Any] | None = None,
     name: str | None = None,
     caption: str | None = None,
@@ -87,6 +88,9 @@ def translator_widget(
         beam: the search the box starts with, 1 (greedy) or 4: the
             beam of the scores the page quotes for this model, so that
             the reader's first translation is the kind they measured.
+        longest: the most tokens of an English sentence the model was
+            trained on; a longer sentence gets a note saying so.
+            ``None``: no note.
         grammar: for a model of the toy grammar,
             ``attnbook.nmt.grammar_lexicon()``:
             the page then reads each sentence with the grammar too
@@ -126,11 +130,12 @@ def translator_widget(
         "megabytes": megabytes,
         "placeholder": placeholder,
         "beam": beam,
+        "longest": longest,
         "intro": "Type an English sentence and press Enter. The model "
         f"({megabytes} MB) loads when you "
         "first click or tab into the box.",
-        "ready": "Type an English sentence and press Enter. The model "
-        "reads and writes lower-cased words.",
+        "ready": "Type an English sentence and press Enter.",
+        "casing": "the model reads and writes lower-cased words",
         "grammar": dict(grammar) if grammar is not None else None,
         "refuseUnknown": grammar is not None,
         "failed": f"The model could not be loaded from {src}: this "
