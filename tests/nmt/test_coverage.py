@@ -66,3 +66,13 @@ def test_unattended_words_are_content_words_no_step_read_most():
     )
     # "green" is never read most; "i" neither, but it is a function word
     assert unattended_words(source, weights) == [2]
+
+
+def test_fertility_shares_each_target_word_among_its_links_and_needs_an_alignment():
+    from attnbook.nmt import SentencePair, fertility
+
+    pair = SentencePair(("a", "b", "c"), ("x", "y"), alignment=((0, 1), (1,)))
+    assert fertility(pair) == [0.5, 1.5, 0.0]  # c translates no target word
+    assert sum(fertility(pair)) == len(pair.target)
+    with pytest.raises(ValueError, match="alignment"):
+        fertility(SentencePair(("a",), ("x",)))

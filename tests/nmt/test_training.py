@@ -307,7 +307,7 @@ def test_schedule_from_config_takes_the_training_rules_of_the_config():
 def test_the_validation_hook_sees_every_validation_and_snapshots_leave_the_run_unchanged(
     toy_splits, tiny_translator
 ):
-    from attnbook.nmt import AttentionSnapshots
+    from attnbook.nmt.attention_analysis import AttentionSnapshots
 
     config = TrainConfig(max_epochs=2, batch_size=32, eval_every=3)
     plain = tiny_translator(seed=7)

@@ -9,7 +9,6 @@ from attnbook.nmt.alignment_metrics import (
     mass_on_links,
 )
 from attnbook.nmt.attention_analysis import (
-    AttentionSnapshots,
     accuracy_with_forced_attention,
     alignment_accuracy,
     head_alignment_accuracy,
@@ -23,6 +22,7 @@ from attnbook.nmt.corpus import (
     parse_tatoeba_lines,
     shipped_path,
 )
+from attnbook.nmt.coverage import fertility
 from attnbook.nmt.data import (
     UNK,
     SentencePair,
@@ -90,7 +90,6 @@ __all__ = [
     "TATOEBA_ATTRIBUTION",
     "TUTORIAL_PREFIXES",
     "UNK",
-    "AttentionSnapshots",
     "BahdanauDecoder",
     "DecoderLayer",
     "Encoder",
@@ -119,6 +118,7 @@ __all__ = [
     "evaluate_real",
     "evaluating",
     "export_translator",
+    "fertility",
     "generate_pairs",
     "grammar_lexicon",
     "group_references",

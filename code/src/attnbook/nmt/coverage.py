@@ -14,6 +14,9 @@ word translated once has a coverage near 1.
   search adds to a finished translation's score,
   :math:`\\beta \\sum_j \\log \\min(\\beta_j, 1)`, which ranks lower a
   translation that leaves source words unread.
+- :func:`fertility`: coverage's true counterpart where an alignment is
+  known (the toy grammar): how many target words each source word
+  translates.
 - :func:`repeated_words` and :func:`unattended_words`: the two errors,
   counted in one translation, so that a search or a model can be measured
   on held-out sentences.
@@ -34,6 +37,7 @@ from itertools import pairwise
 import torch
 from torch import Tensor
 
+from attnbook.nmt.data import SentencePair
 from attnbook.nmt.text import copyable
 
 FUNCTION_WORDS = frozenset(
@@ -157,3 +161,32 @@ def unattended_words(source: Sequence[str], weights: Tensor) -> list[int]:
         for j, word in enumerate(source)
         if copyable(word) and word not in FUNCTION_WORDS and j not in read
     ]
+
+
+def fertility(pair: SentencePair) -> list[float]:
+    """Each source word's true fertility: the number of target words it
+    translates, by the pair's alignment, each target word's unit shared
+    equally among the source words it is linked to (*ne* and *pas*, each
+    linked to *does not*, give *does* and *not* half each). It is what
+    the coverage of a model that attends exactly as the alignment links
+    would be.
+
+    Raises:
+        ValueError: the pair has no alignment.
+
+    >>> fertility(
+    ...     SentencePair(
+    ...         ("the", "cat", "does", "not", "sleep"),
+    ...         ("le", "chat", "ne", "dort", "pas"),
+    ...         alignment=((0,), (1,), (2, 3), (4,), (2, 3)),
+    ...     )
+    ... )
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    if not pair.alignment:
+        raise ValueError("fertility needs a pair with its alignment")
+    counts = [0.0] * len(pair.source)
+    for links in pair.alignment:
+        for j in links:
+            counts[j] += 1 / len(links)
+    return counts

@@ -221,7 +221,7 @@ class GrammarTranslatorRun(Record):
             before training).
         snapshot_weights: each snapshot's teacher-forced weights, one row
             per French token and ``<eos>``
-            (:class:`~attnbook.nmt.AttentionSnapshots`).
+            (:class:`~attnbook.nmt.attention_analysis.AttentionSnapshots`).
         snapshot_seconds: the time the snapshots took.
         held_out: the test split's size, greedy exact match and BLEU.
     """
@@ -256,8 +256,9 @@ class GrammarTranslatorRun(Record):
 
 @dataclass(frozen=True)
 class RecordedSnapshots:
-    """What :class:`~attnbook.nmt.AttentionSnapshots` kept during a
-    recorded run, read back: the same attributes, ``steps``,
+    """What
+    :class:`~attnbook.nmt.attention_analysis.AttentionSnapshots`
+    kept during a recorded run, read back: the same attributes, ``steps``,
     ``val_losses``, ``weights`` (tensors on the CPU) and ``seconds``."""
 
     steps: list[int]
