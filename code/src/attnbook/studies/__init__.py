@@ -52,6 +52,7 @@ from attnbook.studies.shipped import (
     packaged_grammar_translator,
     write_grammar_baseline,
     write_grammar_translator,
+    write_tatoeba_transformer,
     write_tatoeba_translator,
 )
 from attnbook.studies.units import (
@@ -101,5 +102,6 @@ __all__ = [
     "words_in_several_pieces",
     "write_grammar_baseline",
     "write_grammar_translator",
+    "write_tatoeba_transformer",
     "write_tatoeba_translator",
 ]
