@@ -98,9 +98,9 @@ def test_a_binary_file_gives_a_clear_error(tmp_path):
 def test_only_bahdanau_models_and_transformers_are_exported(tiny_translator, tmp_path):
     with pytest.raises(ValueError, match=r"only Bahdanau's seq2seq.*'luong'"):
         export_translator(tiny_translator(attention="luong"), tmp_path / "m.js")
-    assert read_export(export_translator(tiny_translator(attention="transformer"), tmp_path / "t.js")).kind == (
-        "transformer"
-    )
+    assert read_export(
+        export_translator(tiny_translator(attention="transformer"), tmp_path / "t.js")
+    ).kind == ("transformer")
     with pytest.raises(ValueError, match="quantization must be one of"):
         export_translator(tiny_translator(), tmp_path / "m.js", quantization="float16")
 
@@ -257,7 +257,8 @@ def test_an_export_of_an_unknown_kind_gives_a_clear_error(tiny_translator, tmp_p
 def run_transformer_node(node, tmp_path, export_path, sentences: list[str]) -> list[dict]:
     script = resources.files("attnbook.book").joinpath("transformer.js")
     runner = NODE_RUNNER.replace(
-        "detok: r.text,", "detok: r.text, heads: r.heads.map((l) => l.map((h) => h.map((w) => Array.from(w)))),"
+        "detok: r.text,",
+        "detok: r.text, heads: r.heads.map((l) => l.map((h) => h.map((w) => Array.from(w)))),",
     )
     (tmp_path / "job.json").write_text(json.dumps({"sentences": sentences, "texts": [], "french": []}))
     (tmp_path / "runner.js").write_text(runner)

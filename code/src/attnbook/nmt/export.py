@@ -8,7 +8,8 @@ chapter 9's Transformer) as a JavaScript file of one statement,
 ``header`` is JSON (the format, the model's kind and configuration, both
 vocabularies and where each tensor lies in ``data``) and ``data`` is the
 weights as base64 bytes. The page runs a ``"seq2seq"`` export with
-``seq2seq.js`` and a ``"transformer"`` one with ``transformer.js``. A web page loads it with a ``<script>`` element
+``seq2seq.js`` and a ``"transformer"`` one with ``transformer.js``.
+A web page loads it with a ``<script>`` element
 (which, unlike ``fetch``, also works for a page opened from the disk);
 :func:`read_export` reads it back in Python.
 
@@ -176,7 +177,8 @@ def export_translator(
 
     Raises:
         ValueError: the model is neither a Bahdanau seq2seq nor a
-            Transformer over whole words, or ``quantization`` is not one of :data:`QUANTIZATIONS`.
+            Transformer over whole words, or ``quantization`` is not
+            one of :data:`QUANTIZATIONS`.
     """
     if translator.tokenizer.pieces:
         raise ValueError(
@@ -350,7 +352,11 @@ def read_export(path: str | Path) -> TranslatorExport:
     )
 
 
-SHIPPED_EXPORTS = (SHIPPED_TRANSLATOR, SHIPPED_TRANSFORMER, GRAMMAR_TRANSLATOR)
+SHIPPED_EXPORTS = (
+    SHIPPED_TRANSLATOR,
+    SHIPPED_TRANSFORMER,
+    GRAMMAR_TRANSLATOR,
+)
 """The translators the book ships, by file name."""
 
 
@@ -363,7 +369,8 @@ def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
     page and the one ``python -m attnbook translate`` uses without
     ``--checkpoint``; :data:`SHIPPED_TRANSFORMER` is chapter 9's box's and
     ``translate --model transformer``'s. Page and command line compute
-    with the same int8 weights, so both give the same translation. Its ``info`` says how it was trained and where,
+    with the same int8 weights, so both give the same translation.
+    Its ``info`` says how it was trained and where,
     and its held-out scores.
     """
     if name not in SHIPPED_EXPORTS:

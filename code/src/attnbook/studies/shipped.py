@@ -41,8 +41,8 @@ so that anyone can train them again.
   record (:class:`TransformerRun`), with the held-out scores of the
   weights the page reads at a beam of 1 and of 4::
 
-      python -c "from attnbook.studies import write_tatoeba_transformer as w
-      w('code/src/attnbook/data')"
+      python -c "from attnbook.studies import (
+          write_tatoeba_transformer as w); w('code/src/attnbook/data')"
 """
 
 from __future__ import annotations
@@ -65,7 +65,6 @@ from attnbook.nmt.attention_analysis import AttentionSnapshots
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.evaluation import evaluate
-from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.export import (
     GRAMMAR_TRANSLATOR,
     SHIPPED_TRANSFORMER,
@@ -74,6 +73,7 @@ from attnbook.nmt.export import (
     read_export,
     shipped_export,
 )
+from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -595,7 +595,9 @@ def write_tatoeba_transformer(
             "recorded": where.date[:10],
             "torch": where.torch,
             "python": platform.python_version(),
-            "machine": f"{where.cpu_count} CPU cores, {platform.machine()}",
+            "machine": (
+                f"{where.cpu_count} CPU cores, {platform.machine()}"
+            ),
             "threads": 1,
             "epochs": config.train.max_epochs,
             "steps": experiment.training.steps,
