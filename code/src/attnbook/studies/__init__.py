@@ -47,6 +47,7 @@ from attnbook.studies.running_example import (
     running_example,
 )
 from attnbook.studies.shipped import (
+    TransformerRun,
     grammar_baseline_config,
     packaged_grammar_baseline,
     packaged_grammar_translator,
@@ -75,6 +76,7 @@ __all__ = [
     "RealConfig",
     "RecordedStart",
     "RecordedTranslations",
+    "TransformerRun",
     "UnitsComparison",
     "build_translator",
     "capacity_sweep",
