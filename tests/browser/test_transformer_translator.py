@@ -7,7 +7,8 @@ pages. With no network the box loads the weights only when focused, then transla
 the same weights: the same tokens for 50 held-out English sentences with greedy search and with a beam
 of 4 (the page computes in float64, PyTorch in float32, so only a near tie may come out differently),
 the same attention weights. The reader's choice of a layer and a head, or of their average, draws that
-cross-attention, and both choices work from the keyboard. The time from Enter to the drawn translation
+cross-attention, and both choices work from the keyboard. ``python -m attnbook translate --model
+transformer`` without a checkpoint prints the page's translation. The time from Enter to the drawn translation
 of ten words is printed (never asserted on one run).
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
+import subprocess
+import sys
 from functools import partial
 
 import pytest
@@ -166,9 +169,7 @@ def test_each_layer_and_head_draws_its_own_cross_attention(page, shipped):
             assert torch.allclose(drawn[layer, head].double(), expected.double(), atol=1e-5), (layer, head)
     # the heads look at different words: every choice draws other weights
     pictures = list(drawn.values())
-    assert all(
-        not torch.allclose(a, b, atol=1e-3) for i, a in enumerate(pictures) for b in pictures[i + 1 :]
-    )
+    assert all(not torch.allclose(a, b, atol=1e-3) for i, a in enumerate(pictures) for b in pictures[i + 1 :])
     caption = root.query_selector(".attention-widget[data-kind=matrix] .aw-caption").text_content()
     assert f"layer {layers}, head {heads}" in caption
     assert root.get_attribute("data-done") == done, "another head is drawn without a new search"
@@ -181,7 +182,9 @@ def test_the_layer_and_the_head_are_chosen_with_the_keyboard(harness):
     root = f"document.getElementById('{BOX}')"
     harness.tab.evaluate(TAB_FROM_JS, BOX)
     harness.tab.keyboard.press("Tab")
-    harness.tab.wait_for_function(f"() => {root}.querySelector('[data-role=status]').dataset.kind === 'ready'")
+    harness.tab.wait_for_function(
+        f"() => {root}.querySelector('[data-role=status]').dataset.kind === 'ready'"
+    )
     harness.tab.keyboard.type("I am hungry.")
     harness.tab.keyboard.press("Enter")
     harness.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 1")
@@ -205,6 +208,29 @@ def test_the_layer_and_the_head_are_chosen_with_the_keyboard(harness):
     harness.tab.keyboard.press("Tab")
     assert harness.tab.evaluate(ACTIVE_JS)["role"] == "gridcell"
     assert not harness.errors, harness.errors
+
+
+@pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "I'm a zorblax."])
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(page, shipped, sentence):
+    shown = translate(page, sentence, 4)
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attnbook",
+            "translate",
+            "--device",
+            "cpu",
+            "--model",
+            "transformer",
+            sentence,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[0]
+    assert shown["status"] == "done"
+    assert printed == shown["output"] == shipped[0].translate(sentence, beam_size=4)
 
 
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):

@@ -295,3 +295,36 @@ def test_javascript_transformer_translates_as_pytorch(node, tiny_translator, toy
             _, cross = model.cross_attention(src, src != 0, tgt_in)  # (1, layers, heads, T, S)
         heads = torch.tensor(got["heads"], dtype=torch.float64)  # (T, layers, heads, S)
         assert torch.allclose(heads.permute(1, 2, 0, 3), cross[0].double(), atol=1e-5)
+
+
+def test_the_shipped_transformer_is_the_default_transformer_run_light_enough_for_a_page():
+    from attnbook.core.records import package_path
+    from attnbook.nmt.export import SHIPPED_TRANSFORMER
+    from attnbook.nmt.transformer import TransformerSizes
+    from attnbook.studies import RealConfig
+    from attnbook.studies.shipped import TransformerRun, transformer_config
+
+    shipped = shipped_export(SHIPPED_TRANSFORMER)
+    assert (shipped.kind, shipped.quantization) == ("transformer", "int8") and shipped.size <= 4_000_000
+    sizes = TransformerSizes()
+    assert [shipped.config[k] for k in ("d_model", "num_heads", "num_layers", "ff_dim")] == [
+        sizes.d_model,
+        sizes.num_heads,
+        sizes.num_layers,
+        sizes.ff_dim,
+    ]
+    record = TransformerRun.packaged()
+    assert record.config == transformer_config().to_dict()
+    assert record.config["train"] == RealConfig().to_dict()["train"]  # the recurrent translator's schedule
+    assert record.file_bytes == shipped.size and record.trained_by == shipped.info["trained_by"]
+    # the scores of the page's weights at both beams, in the record and in the page's file
+    assert shipped.info["held_out_by_beam"] == record.held_out and set(record.held_out) == {"1", "4"}
+    assert shipped.info["held_out"] == record.held_out[str(shipped.info["beam_size"])]
+    assert all(
+        20 < scores["bleu"] < 100 and scores["sentences"] > 1000 for scores in record.held_out.values()
+    )
+    assert (
+        shipped.info["parameters"] == record.parameters == sum(t.numel() for t in shipped.state_dict.values())
+    )
+    with package_path(SHIPPED_TRANSFORMER) as path:
+        assert path.stat().st_size == shipped.size

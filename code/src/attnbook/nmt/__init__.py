@@ -42,7 +42,6 @@ from attnbook.nmt.evaluation import (
 )
 from attnbook.nmt.export import (
     GRAMMAR_TRANSLATOR,
-    SHIPPED_TRANSFORMER,
     export_translator,
     shipped_export,
 )
@@ -88,7 +87,6 @@ from attnbook.nmt.translator import Translator
 
 __all__ = [
     "GRAMMAR_TRANSLATOR",
-    "SHIPPED_TRANSFORMER",
     "TATOEBA_ATTRIBUTION",
     "TUTORIAL_PREFIXES",
     "UNK",

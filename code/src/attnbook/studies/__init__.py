@@ -47,13 +47,11 @@ from attnbook.studies.running_example import (
     running_example,
 )
 from attnbook.studies.shipped import (
-    TransformerRun,
     grammar_baseline_config,
     packaged_grammar_baseline,
     packaged_grammar_translator,
     write_grammar_baseline,
     write_grammar_translator,
-    write_tatoeba_transformer,
     write_tatoeba_translator,
 )
 from attnbook.studies.units import (
@@ -76,7 +74,6 @@ __all__ = [
     "RealConfig",
     "RecordedStart",
     "RecordedTranslations",
-    "TransformerRun",
     "UnitsComparison",
     "build_translator",
     "capacity_sweep",
@@ -104,6 +101,5 @@ __all__ = [
     "words_in_several_pieces",
     "write_grammar_baseline",
     "write_grammar_translator",
-    "write_tatoeba_transformer",
     "write_tatoeba_translator",
 ]

@@ -41,7 +41,7 @@ so that anyone can train them again.
   record (:class:`TransformerRun`), with the held-out scores of the
   weights the page reads at a beam of 1 and of 4::
 
-      python -c "from attnbook.studies import (
+      python -c "from attnbook.studies.shipped import (
           write_tatoeba_transformer as w); w('code/src/attnbook/data')"
 """
 
@@ -505,6 +505,10 @@ def _compared_weights(
 TRANSFORMER_NAME = "Tatoeba English-French (Transformer)"
 """The shipped Transformer's name, as its page shows it."""
 
+TRANSFORMER_WRITER = "attnbook.studies.shipped.write_tatoeba_transformer"
+"""The function that writes the shipped Transformer, as its files name
+it."""
+
 TRANSFORMER_BEAMS = (1, 4)
 """The searches the shipped Transformer's record scores: greedy search and
 the beam of the book's held-out scores."""
@@ -572,7 +576,10 @@ def write_tatoeba_transformer(
     tatoeba``'s (:func:`transformer_config`, on the shipped pairs, one CPU
     thread). The record scores the exported (int8) weights, the ones the
     page and ``translate --model transformer`` compute with, on the
-    held-out split at each beam of :data:`TRANSFORMER_BEAMS`.
+    held-out split at each beam of :data:`TRANSFORMER_BEAMS`; the weights
+    file's ``info`` holds them too (``held_out``: at the page's first beam,
+    ``held_out_by_beam``), with the model's number of weights and its
+    training's seconds, so that a page needs only the weights file.
 
     Args:
         config: the run (default: :func:`transformer_config`).
@@ -591,7 +598,7 @@ def write_tatoeba_transformer(
         )
         where = environment(torch.device("cpu"), threads=1)
         info: dict[str, Any] = {
-            "trained_by": "attnbook.studies.write_tatoeba_transformer",
+            "trained_by": TRANSFORMER_WRITER,
             "recorded": where.date[:10],
             "torch": where.torch,
             "python": platform.python_version(),
@@ -601,6 +608,7 @@ def write_tatoeba_transformer(
             "threads": 1,
             "epochs": config.train.max_epochs,
             "steps": experiment.training.steps,
+            "train": asdict(config.train),
             "beam_size": config.beam_size,
         }
         weights = export_translator(
@@ -628,8 +636,17 @@ def write_tatoeba_transformer(
                     )
                 },
             }
-    # the page's info quotes the scores of the beam it searches with
-    info["held_out"] = held_out[str(config.beam_size)]
+    parameters = sum(
+        p.numel() for p in experiment.translator.model.parameters()
+    )
+    # the page's info quotes the scores of the beam it searches with, as
+    # the recurrent translator's does, then the record's other numbers
+    info |= {
+        "held_out": held_out[str(config.beam_size)],
+        "held_out_by_beam": held_out,
+        "parameters": parameters,
+        "train_seconds": experiment.training.seconds,
+    }
     weights = export_translator(
         experiment.translator,
         folder / SHIPPED_TRANSFORMER,
@@ -637,12 +654,10 @@ def write_tatoeba_transformer(
         info=info,
     )
     run = TransformerRun(
-        trained_by="attnbook.studies.write_tatoeba_transformer",
+        trained_by=TRANSFORMER_WRITER,
         environment=asdict(where),
         config=config.to_dict(),
-        parameters=sum(
-            p.numel() for p in experiment.translator.model.parameters()
-        ),
+        parameters=parameters,
         file_bytes=weights.stat().st_size,
         train_seconds=experiment.training.seconds,
         train_steps=experiment.training.steps,
