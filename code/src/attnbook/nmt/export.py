@@ -82,7 +82,7 @@ SHIPPED_TRANSFORMER = "translator-tatoeba-transformer.js"
 """The file name, in the package's ``data`` folder, of the Transformer
 the book ships: ``python -m attnbook train --model transformer --corpus
 tatoeba``'s run, exported as int8
-(``attnbook.studies.write_tatoeba_transformer``)."""
+(``attnbook.studies.shipped.write_tatoeba_transformer``)."""
 
 KINDS = (Seq2Seq.kind, Transformer.kind)
 """The model kinds an export may hold, as its header's ``kind`` names
