@@ -23,6 +23,7 @@ from functools import partial
 
 import pytest
 import torch
+from axe import audit, describe, failing
 from book_browser import HTML_DIR
 from test_keyboard import ACTIVE_JS, TAB_FROM_JS, assert_focus_ring
 from test_translator import first_step_margin, translate
@@ -245,3 +246,14 @@ def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):
                 + ", ".join(f"{1000 * s:.0f} ms" for s in seconds)
             )
     assert all(s > 0 for values in times.values() for s in values) and not page.errors
+
+
+def test_axe_finds_no_serious_violation_in_the_transformer_box(harness):
+    """axe-core over the harness page once the box has drawn a translation with one head chosen."""
+    harness.tab.reload(wait_until="load")
+    harness.errors.clear()
+    translate(harness, "I am hungry.", 4)
+    harness.tab.query_selector("[data-role=head]").select_option(value="1")
+    bad = failing(audit(harness.tab, []))
+    assert not bad, describe(bad, "the Transformer box")
+    assert not harness.errors, harness.errors
