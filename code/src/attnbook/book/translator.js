@@ -147,7 +147,7 @@
       "mean",
     );
   }
-  body.append(form, status, output, unknown, view, figures);
+  body.append(form, status, output, unknown, ...(data.transformer ? [view] : []), figures);
 
   const setStatus = (text, kind) => {
     status.textContent = text;
