@@ -300,9 +300,22 @@ def test_translator_png_shows_the_example_or_a_note():
     assert png_size(with_example)[1] > png_size(note)[1]
 
 
+def test_a_transformer_box_embeds_transformer_js_and_names_its_layers_and_heads():
+    plain = translator_widget("m.js", size=10, name="t")
+    widget = translator_widget("m.js", size=10, name="t", transformer=(2, 4))
+    assert embedded(widget)["transformer"] == {"layers": 2, "heads": 4}
+    assert embedded(plain)["transformer"] is None
+    assert "attnbookTransformer" in widget.html and "attnbookTransformer =" not in plain.html
+    assert widget.html.isascii() and widget.size < 70_000
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
-    [({"src": "", "size": 10}, "src must be the URL"), ({"src": "m.js", "size": 0}, "size must be")],
+    [
+        ({"src": "", "size": 10}, "src must be the URL"),
+        ({"src": "m.js", "size": 0}, "size must be"),
+        ({"src": "m.js", "size": 10, "transformer": (2, 0)}, "num_layers, num_heads"),
+    ],
 )
 def test_translator_widget_bad_arguments_give_a_clear_error(arguments, message):
     with pytest.raises(ValueError, match=message):

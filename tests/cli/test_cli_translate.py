@@ -233,3 +233,30 @@ def test_no_sentence_and_no_file_says_how_to_give_one(capsys):
     assert main(["translate", "--device", "cpu"]) == 2
     line = clean_error(capsys.readouterr())
     assert '"I am hungry."' in line and "--input FILE" in line
+
+
+def test_model_transformer_translates_with_the_shipped_transformer_and_no_checkpoint(capsys):
+    """``--model transformer`` without a checkpoint is chapter 9's box's model: the shipped int8
+    Transformer, at the beam of its record's scores, with the attention table of its search."""
+    from attnbook.nmt.export import SHIPPED_TRANSFORMER
+    from attnbook.nmt.transformer import Transformer
+
+    exported = shipped_export(SHIPPED_TRANSFORMER)
+    assert exported.kind == "transformer" and exported.info["beam_size"] == translate_command.DEFAULT_BEAM
+    translator = exported.to_translator()
+    assert isinstance(translator.model, Transformer)
+    for sentence in ("I am hungry.", "Tom is reading a book."):
+        assert main(["translate", "--device", "cpu", "--model", "transformer", "--json", sentence]) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["translation"] == translator.translate(sentence, beam_size=4)
+        assert record["tokens"] != [] and "<unk>" not in record["tokens"]
+    assert main(["translate", "--device", "cpu", "--model", "seq2seq", "I am cold."]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == shipped_export().to_translator().translate(
+        "I am cold.", beam_size=4
+    )
+
+
+def test_model_must_match_the_checkpoints_kind(tiny_translator, tmp_path, capsys):
+    path = tiny_translator().save(tmp_path / "gru.pt")
+    assert main(["translate", "--checkpoint", str(path), "--model", "transformer", "the cat"]) == 2
+    assert "holds a seq2seq model, not a transformer one" in clean_error(capsys.readouterr())

@@ -95,11 +95,12 @@ def test_a_binary_file_gives_a_clear_error(tmp_path):
         read_export(path)
 
 
-def test_only_bahdanau_models_are_exported(tiny_translator, tmp_path):
+def test_only_bahdanau_models_and_transformers_are_exported(tiny_translator, tmp_path):
     with pytest.raises(ValueError, match=r"only Bahdanau's seq2seq.*'luong'"):
         export_translator(tiny_translator(attention="luong"), tmp_path / "m.js")
-    with pytest.raises(ValueError, match=r"only a recurrent seq2seq.*got a transformer model"):
-        export_translator(tiny_translator(attention="transformer"), tmp_path / "m.js")
+    assert read_export(
+        export_translator(tiny_translator(attention="transformer"), tmp_path / "t.js")
+    ).kind == ("transformer")
     with pytest.raises(ValueError, match="quantization must be one of"):
         export_translator(tiny_translator(), tmp_path / "m.js", quantization="float16")
 
@@ -213,3 +214,117 @@ def test_a_model_over_pieces_is_refused_with_a_clear_error(tiny_translator, tmp_
     units = learn_subwords(["the cat sat", "a cat"] * 20, 10)
     with pytest.raises(ValueError, match="the page reads whole words"):
         export_translator(replace(tiny_translator(), tokenizer=Tokenizer(units, units)), tmp_path / "m.js")
+
+
+# --- the Transformer: its export and the page's transformer.js ----------------------------------------
+
+
+def test_a_transformer_export_says_its_kind_and_reads_back_as_a_transformer(tiny_translator, tmp_path):
+    from attnbook.nmt.transformer import Transformer
+
+    translator = tiny_translator(attention="transformer", d_model=64, ff_dim=64)
+    path = export_translator(translator, tmp_path / "tf.js", name="tf")
+    header = json.loads(path.read_text().split("\nattnbookTranslatorWeights(", 1)[1].rsplit(',"', 1)[0])
+    assert (header["kind"], header["quantization"]) == ("transformer", "int8")
+    assert {entry["dtype"] for entry in header["tensors"] if len(entry["shape"]) == 2} == {"int8"}
+    exported = read_export(path)
+    assert exported.kind == "transformer" and exported.config == translator.model.config.to_dict()
+    copy = exported.to_translator()
+    assert isinstance(copy.model, Transformer)
+    state = translator.model.state_dict()
+    assert copy.model.state_dict().keys() == state.keys()
+    weight = state["decoder.out.weight"]
+    error = (exported.state_dict["decoder.out.weight"] - weight).abs()
+    assert bool((error <= weight.abs().amax(dim=1, keepdim=True) / 254 + 1e-7).all())
+
+
+def test_a_float32_transformer_export_translates_as_the_original(tiny_translator, toy_splits, tmp_path):
+    translator = tiny_translator(attention="transformer", seed=2)
+    copy = read_export(
+        export_translator(translator, tmp_path / "tf.js", quantization="float32")
+    ).to_translator()
+    for pair in toy_splits.test[:10]:
+        assert copy.translation(pair.source).target == translator.translation(pair.source).target
+
+
+def test_an_export_of_an_unknown_kind_gives_a_clear_error(tiny_translator, tmp_path):
+    path = export_translator(tiny_translator(), tmp_path / "m.js")
+    path.write_text(path.read_text().replace('"kind":"seq2seq"', '"kind":"lstm"'))
+    with pytest.raises(ValueError, match="kind 'lstm'"):
+        read_export(path)
+
+
+def run_transformer_node(node, tmp_path, export_path, sentences: list[str]) -> list[dict]:
+    script = resources.files("attnbook.book").joinpath("transformer.js")
+    runner = NODE_RUNNER.replace(
+        "detok: r.text,",
+        "detok: r.text, heads: r.heads.map((l) => l.map((h) => h.map((w) => Array.from(w)))),",
+    )
+    (tmp_path / "job.json").write_text(json.dumps({"sentences": sentences, "texts": [], "french": []}))
+    (tmp_path / "runner.js").write_text(runner)
+    result = subprocess.run(
+        [node, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["translations"]
+
+
+def test_javascript_transformer_translates_as_pytorch(node, tiny_translator, toy_splits, tmp_path):
+    """The tokens, scores, search weights (the last layer's mean over the heads) and every layer's and
+    head's cross-attention of transformer.js equal PyTorch's on a float32 export."""
+    translator = tiny_translator(attention="transformer", seed=3, d_model=16, num_heads=2, num_layers=2)
+    path = export_translator(translator, tmp_path / "tf.js", quantization="float32")
+    sentences = [" ".join(p.source) for p in toy_splits.test[:12]] + ["the zebra sees the cat ."]
+    model = translator.model.eval()
+    for got in run_transformer_node(node, tmp_path, path, sentences):
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(got["text"]))])
+        search = greedy_decode if got["beam"] == 1 else partial(beam_search, beam_size=got["beam"])
+        (expected,) = search(model, src, src != 0)
+        assert (got["ids"], got["finished"]) == (expected.ids, expected.finished), (got["text"], got["beam"])
+        assert got["score"] == pytest.approx(expected.score, abs=1e-4)
+        assert torch.allclose(
+            torch.tensor(got["weights"], dtype=torch.float64), expected.weights.double(), atol=1e-5
+        )
+        written = [*expected.ids, 2] if expected.finished else expected.ids
+        tgt_in = torch.tensor([[1, *written[:-1]]])
+        with torch.no_grad():
+            _, cross = model.cross_attention(src, src != 0, tgt_in)  # (1, layers, heads, T, S)
+        heads = torch.tensor(got["heads"], dtype=torch.float64)  # (T, layers, heads, S)
+        assert torch.allclose(heads.permute(1, 2, 0, 3), cross[0].double(), atol=1e-5)
+
+
+def test_the_shipped_transformer_is_the_default_transformer_run_light_enough_for_a_page():
+    from attnbook.core.records import package_path
+    from attnbook.nmt.export import SHIPPED_TRANSFORMER
+    from attnbook.nmt.transformer import TransformerSizes
+    from attnbook.studies import RealConfig
+    from attnbook.studies.shipped import TransformerRun, transformer_config
+
+    shipped = shipped_export(SHIPPED_TRANSFORMER)
+    assert (shipped.kind, shipped.quantization) == ("transformer", "int8") and shipped.size <= 4_000_000
+    sizes = TransformerSizes()
+    assert [shipped.config[k] for k in ("d_model", "num_heads", "num_layers", "ff_dim")] == [
+        sizes.d_model,
+        sizes.num_heads,
+        sizes.num_layers,
+        sizes.ff_dim,
+    ]
+    record = TransformerRun.packaged()
+    assert record.config == transformer_config().to_dict()
+    assert record.config["train"] == RealConfig().to_dict()["train"]  # the recurrent translator's schedule
+    assert record.file_bytes == shipped.size and record.trained_by == shipped.info["trained_by"]
+    # the scores of the page's weights at both beams, in the record and in the page's file
+    assert shipped.info["held_out_by_beam"] == record.held_out and set(record.held_out) == {"1", "4"}
+    assert shipped.info["held_out"] == record.held_out[str(shipped.info["beam_size"])]
+    assert all(
+        20 < scores["bleu"] < 100 and scores["sentences"] > 1000 for scores in record.held_out.values()
+    )
+    assert (
+        shipped.info["parameters"] == record.parameters == sum(t.numel() for t in shipped.state_dict.values())
+    )
+    with package_path(SHIPPED_TRANSFORMER) as path:
+        assert path.stat().st_size == shipped.size

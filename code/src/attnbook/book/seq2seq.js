@@ -9,6 +9,15 @@
 // All arithmetic is in float64 (PyTorch computes in float32): a near tie between two words can come out
 // differently, which the browser test measures.
 //
+// The searches read a model through three functions, the step interface that attnbook.nmt.model's
+// TranslationModel gives the Python searches:
+//   model.encode(srcIds) -> memory          (the encoder, run once per sentence)
+//   model.initState(memory) -> state        (the decoder's first state)
+//   model.step(token, state, memory) -> { logits, state, weights, heads }
+// where weights is the row of attention that replace_unknown reads and heads (optional) every
+// attention row the step computed, for the page to draw. gruModel(weights) is this file's model;
+// transformer.js gives the Transformer the same interface and reuses the searches and the translator.
+//
 // The file defines one global, attnbookSeq2Seq; it also runs under Node (for tests), where it
 // exports the same object.
 ((global) => {
@@ -231,14 +240,27 @@
     return { logits, state: next, weights: attended.weights };
   }
 
+  // The step interface over the GRU's weights (see the top of the file).
+  function gruModel(weights) {
+    return {
+      encode: (srcIds) => prepare(weights, encode(weights, srcIds)),
+      initState: (memory) => initState(weights, memory),
+      step: (token, state, memory) => decoderStep(weights, token, state, memory),
+    };
+  }
+
+  // The searches take a model, or (as before the interface) the GRU's weights.
+  const asModel = (model) => (typeof model.step === "function" ? model : gruModel(model));
+
   // --- search: attnbook.nmt.search ------------------------------------------------------------------
 
   // The default length limit: 2 * src_len + 5, src_len counting the source's <eos>.
   const defaultMaxLen = (srcIds) => 2 * srcIds.length + 5;
 
   // A Hypothesis: the ids without <sos>/<eos>, whether <eos> ended it, one row of weights per
-  // generated token (<eos> included when finished) and the sum of the tokens' log-probabilities.
-  function hypothesis(ids, weights, score) {
+  // generated token (<eos> included when finished) and the sum of the tokens' log-probabilities;
+  // heads: each generated token's step.heads (when the model gives them), cut as the weights are.
+  function hypothesis(ids, weights, score, heads) {
     const end = ids.indexOf(EOS);
     const finished = end >= 0;
     const length = finished ? end : ids.length;
@@ -246,20 +268,23 @@
       ids: ids.slice(0, length),
       finished,
       weights: weights.slice(0, length + finished),
+      heads: heads?.[0] ? heads.slice(0, length + finished) : null,
       score,
     };
   }
 
   // greedy_decode: the most probable token at every step.
-  function greedyDecode(weights, srcIds, maxLen = defaultMaxLen(srcIds)) {
-    const memory = prepare(weights, encode(weights, srcIds));
-    let state = initState(weights, memory);
+  function greedyDecode(model, srcIds, maxLen = defaultMaxLen(srcIds)) {
+    model = asModel(model);
+    const memory = model.encode(srcIds);
+    let state = model.initState(memory);
     let token = SOS;
     let score = 0;
     const ids = [];
     const rows = [];
+    const heads = [];
     for (let t = 0; t < maxLen; t++) {
-      const step = decoderStep(weights, token, state, memory);
+      const step = model.step(token, state, memory);
       const logProbs = logSoftmax(step.logits);
       token = 0;
       for (let k = 1; k < logProbs.length; k++) if (logProbs[k] > logProbs[token]) token = k;
@@ -267,29 +292,32 @@
       state = step.state;
       ids.push(token);
       rows.push(step.weights);
+      heads.push(step.heads);
       if (token === EOS) break;
     }
-    return hypothesis(ids, rows, score);
+    return hypothesis(ids, rows, score, heads);
   }
 
   // beam_search: keep the beamSize most probable partial translations. At first every beam holds the
   // same <sos>, so only the first is expanded; a finished beam may only continue with <pad>, at no cost,
   // so its score stays frozen. The best beam is chosen by score / length ** lengthPenalty.
   function beamSearch(
-    weights,
+    model,
     srcIds,
     beamSize = 4,
     maxLen = defaultMaxLen(srcIds),
     lengthPenalty = 0,
   ) {
-    const memory = prepare(weights, encode(weights, srcIds));
-    const start = initState(weights, memory);
+    model = asModel(model);
+    const memory = model.encode(srcIds);
+    const start = model.initState(memory);
     let beams = [];
     for (let b = 0; b < beamSize; b++) {
       beams.push({
         state: start,
         ids: [],
         rows: [],
+        heads: [],
         score: b === 0 ? 0 : -Infinity,
         finished: false,
       });
@@ -303,8 +331,7 @@
           candidates.push({ parent: beam, token: PAD, score: beam.score });
           continue;
         }
-        const step = decoderStep(
-          weights,
+        const step = model.step(
           beam.ids.length ? beam.ids[beam.ids.length - 1] : SOS,
           beam.state,
           memory,
@@ -323,6 +350,7 @@
           state: step ? step.state : parent.state,
           ids: parent.ids.concat([token]),
           rows: parent.rows.concat([step ? step.weights : parent.rows[parent.rows.length - 1]]),
+          heads: parent.heads.concat([step ? step.heads : parent.heads[parent.heads.length - 1]]),
           score,
           finished: parent.finished || token === EOS,
         };
@@ -337,7 +365,7 @@
     });
     let best = 0;
     for (let b = 1; b < beams.length; b++) if (normalised[b] > normalised[best]) best = b;
-    return hypothesis(beams[best].ids, beams[best].rows, beams[best].score);
+    return hypothesis(beams[best].ids, beams[best].rows, beams[best].score, beams[best].heads);
   }
 
   // --- the translator: attnbook.nmt.translator and the command line's translate ----------------------
@@ -375,14 +403,17 @@
 
   // A model made from an export's header and data: translate(text, beamSize, unknown) does what
   // `python -m attnbook translate` does (unknown: "copy" or "keep", as --unknown), and returns every
-  // number the page shows.
-  function Translator(header, data) {
+  // number the page shows. makeModel(weights, header) gives the step interface: the GRU's here,
+  // the Transformer's in transformer.js.
+  function Translator(header, data, makeModel = gruModel) {
     const weights = loadWeights(header, data);
+    const model = makeModel(weights, header);
     const srcIds = new Map(header.src_vocab.map((token, id) => [token, id]));
     const maxSrcLen = header.config.max_src_len;
 
     this.header = header;
     this.weights = weights;
+    this.model = model;
 
     this.translate = (text, beamSize = 1, unknown = UNKNOWN_DEFAULT) => {
       const source = tokenizeEnglish(text);
@@ -391,8 +422,7 @@
       const ids = source
         .map((token) => (srcIds.has(token) ? srcIds.get(token) : UNK))
         .concat([EOS]);
-      const found =
-        beamSize === 1 ? greedyDecode(weights, ids) : beamSearch(weights, ids, beamSize);
+      const found = beamSize === 1 ? greedyDecode(model, ids) : beamSearch(model, ids, beamSize);
       const target = found.ids.map((id) => header.tgt_vocab[id]);
       const { replaced, replacements } =
         unknown === "keep"
@@ -409,6 +439,7 @@
         replacements,
         text: detokenizeFrench(replaced),
         weights: found.weights,
+        heads: found.heads,
         finished: found.finished,
         score: found.score,
       };
@@ -425,12 +456,16 @@
     tokenizeEnglish,
     detokenizeFrench,
     loadWeights,
+    linear,
+    embedding,
+    softmax,
     gruCell,
     encode,
     prepare,
     initState,
     attention,
     decoderStep,
+    gruModel,
     greedyDecode,
     beamSearch,
     replaceUnknown,

@@ -8,6 +8,11 @@
 // After each translation the attention matrix and a decoder stepper are drawn by the attention
 // widgets' own script (widgets.js, window.attnbookRenderWidget), so they behave as every other widget.
 //
+// A box over a Transformer (data.transformer: its layers and heads; the weights file's header says
+// kind "transformer") runs transformer.js instead of the GRU, and lets the reader choose which
+// cross-attention the figures draw: one head of one layer, or the average of a layer's heads. The
+// default, the last layer's average, is the row the translator reads to replace an <unk>.
+//
 // A box over the toy grammar's model (data.grammar holds attnbook.nmt.grammar_lexicon()) reads the
 // sentence with the grammar too (grammar.js): when the grammar can make it, the true alignment is drawn
 // beside the attention. Such a box also refuses a word outside the model's vocabulary (data.refuseUnknown)
@@ -37,7 +42,9 @@
     const script = document.currentScript;
     const entry = models[script ? script.dataset.url : ""];
     if (!entry) return;
-    entry.translator = new window.attnbookSeq2Seq.Translator(header, weightData);
+    const model =
+      header.kind === "transformer" ? window.attnbookTransformer : window.attnbookSeq2Seq;
+    entry.translator = new model.Translator(header, weightData);
     for (const callback of entry.waiting.splice(0)) callback();
   };
 
@@ -101,7 +108,46 @@
   const unknown = element("div", "at-unknown");
   unknown.dataset.role = "unknown";
   const figures = element("div", "at-figures");
-  body.append(form, status, output, unknown, figures);
+
+  // A Transformer's choice of attention: a layer, and one of its heads or their average.
+  const view = element("div", "at-form at-view");
+  let layer = null;
+  let head = null;
+  if (data.transformer) {
+    const choice = (role, text, aria, options, selected) => {
+      const wrap = element("label", "at-label", text);
+      const select = element("select", "at-" + role);
+      select.dataset.role = role;
+      select.setAttribute("aria-label", aria);
+      for (const [value, name] of options) {
+        const option = element("option", null, name);
+        option.value = value;
+        option.selected = value === selected;
+        select.append(option);
+      }
+      wrap.append(select);
+      view.append(wrap);
+      return select;
+    };
+    const { layers, heads } = data.transformer;
+    layer = choice(
+      "layer",
+      "attention drawn: layer",
+      "which decoder layer's cross-attention the figures draw",
+      Array.from({ length: layers }, (_, l) => [String(l), String(l + 1) + " of " + layers]),
+      String(layers - 1),
+    );
+    head = choice(
+      "head",
+      "",
+      "which head of that layer the figures draw, or the average of its heads",
+      [["mean", "average of the " + heads + " heads"]].concat(
+        Array.from({ length: heads }, (_, h) => [String(h), "head " + (h + 1) + " of " + heads]),
+      ),
+      "mean",
+    );
+  }
+  body.append(form, status, output, unknown, ...(data.transformer ? [view] : []), figures);
 
   const setStatus = (text, kind) => {
     status.textContent = text;
@@ -144,7 +190,29 @@
     return window.attnbookToyGrammar.parse(source, data.grammar);
   }
 
+  // The attention rows the figures draw: the search's (seq2seq), or the chosen layer's head or average
+  // of heads (Transformer); with the name of that choice for the captions.
+  function shownWeights(result) {
+    if (!layer || !result.heads) return { rows: result.weights, name: "" };
+    const l = Number(layer.value);
+    const heads = data.transformer.heads;
+    if (head.value === "mean") {
+      const rows = result.heads.map((step) =>
+        step[l][0].map((_, j) => step[l].reduce((sum, row) => sum + row[j], 0) / heads),
+      );
+      return { rows, name: " (layer " + (l + 1) + ", the average of its " + heads + " heads)" };
+    }
+    const h = Number(head.value);
+    return {
+      rows: result.heads.map((step) => step[l][h]),
+      name: " (layer " + (l + 1) + ", head " + (h + 1) + ")",
+    };
+  }
+
+  let shown = null; // the translation drawn, drawn again when the reader picks another head
+
   function draw(result) {
+    shown = result;
     output.textContent = result.text;
     root.dataset.tokens = JSON.stringify(result.target);
     // The ids the search produced, <eos> included when it ended the sentence (for tests).
@@ -198,14 +266,18 @@
     figures.textContent = "";
     const columns = result.readAs.concat(["<eos>"]);
     const rows = result.target.concat(["<eos>"]).slice(0, result.weights.length);
-    const weights = result.weights.map((row) => Array.from(row));
+    const picked = shownWeights(result);
+    const weights = picked.rows.map((row) => Array.from(row));
+    root.dataset.view = layer ? layer.value + ":" + head.value : "";
     const parsed = grammarParse(result.source);
     const sameFrench = parsed && parsed.target.join(" ") === result.target.join(" ");
     const trueLinks = parsed ? window.attnbookToyGrammar.links(parsed) : null;
     childWidget(
       "matrix",
       { src: columns, tgt: rows, weights, scores: null, links: sameFrench ? trueLinks : null },
-      "Attention while translating: one row per French token, one column per English token." +
+      "Attention while translating" +
+        picked.name +
+        ": one row per French token, one column per English token." +
         (sameFrench ? " Dashed outlines: the grammar's true alignment." : ""),
     );
     if (data.grammar) {
@@ -239,7 +311,9 @@
     childWidget(
       "stepper",
       { src: columns, runs: [{ label: "", weights, emitted: rows, scores: null, queries: null }] },
-      "The decoder step by step: the weights it gave the English tokens, and the token it wrote.",
+      "The decoder step by step" +
+        picked.name +
+        ": the weights it gave the English tokens, and the token it wrote.",
     );
   }
 
@@ -264,6 +338,7 @@
       delete root.dataset.ids;
       delete root.dataset.grammar;
       delete root.dataset.truth;
+      shown = null;
       if (refused) {
         const quoted = outside.map((word) => "\u201c" + word + "\u201d").join(", ");
         setStatus(
@@ -306,4 +381,10 @@
   beam.addEventListener("change", () => {
     if (input.value.trim()) translate();
   });
+  // another layer or head: the same translation, drawn again
+  for (const select of [layer, head]) {
+    select?.addEventListener("change", () => {
+      if (shown) draw(shown);
+    });
+  }
 })(document.currentScript?.closest(".attn-translator") || document.getElementById("__AW_ID__"));

@@ -57,7 +57,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         # the file's path checked before the model loads, its text after,
         # since a model over pieces reads it cased
         check_input_file(args.corpus_file, "--corpus-file")
-        translator = read_model(args.checkpoint, args.device)
+        translator = read_model(args.checkpoint, args.device, args.model)
         corpus = read_corpus(
             args.corpus_file,
             cased=translator.tokenizer.cased,

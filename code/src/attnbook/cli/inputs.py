@@ -11,8 +11,21 @@ import torch
 
 from attnbook.cli.common import InputError, check_input_file
 from attnbook.nmt.corpus import Corpus, load_tatoeba
-from attnbook.nmt.export import shipped_export
+from attnbook.nmt.export import (
+    SHIPPED_TRANSFORMER,
+    SHIPPED_TRANSLATOR,
+    shipped_export,
+)
+from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.transformer import Transformer
 from attnbook.nmt.translator import Translator
+
+SHIPPED_MODELS = {
+    Seq2Seq.kind: SHIPPED_TRANSLATOR,
+    Transformer.kind: SHIPPED_TRANSFORMER,
+}
+"""The models the book ships, by the kind ``--model`` names: the file of
+each in the package's ``data`` folder."""
 
 
 def read_corpus(
@@ -54,20 +67,37 @@ def read_corpus(
 
 
 def read_model(
-    path: str | Path | None, device: torch.device
+    path: str | Path | None,
+    device: torch.device,
+    kind: str | None = None,
 ) -> Translator:
     """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no
-    path the translator the book ships
-    (:func:`~attnbook.nmt.shipped_export`), on ``device``."""
+    path the translator of kind ``kind`` the book ships
+    (:data:`SHIPPED_MODELS`, :func:`~attnbook.nmt.shipped_export`;
+    ``None``: the seq2seq), on ``device``.
+
+    Raises:
+        InputError: the checkpoint holds a model of another kind than
+            ``kind``, or the shipped model is missing.
+    """
     if path is None:
         try:
-            return shipped_export().to_translator(device)
+            return shipped_export(
+                SHIPPED_MODELS[kind or Seq2Seq.kind]
+            ).to_translator(device)
         except FileNotFoundError:
             raise InputError(
                 "this install has no trained model of its own: give "
                 "--checkpoint"
             ) from None
-    return read_checkpoint(path, device)
+    translator = read_checkpoint(path, device)
+    if kind is not None and translator.model.kind != kind:
+        raise InputError(
+            f"{path} holds a {translator.model.kind} model, not a {kind} "
+            f"one: leave out --model {kind}, or give a checkpoint of a "
+            f"{kind} model"
+        )
+    return translator
 
 
 def read_checkpoint(path: str | Path, device: torch.device) -> Translator:

@@ -6,6 +6,8 @@ Examples::
 
     # the model the book ships, as in the page
     attnbook translate "I am hungry."
+    # the Transformer the book ships, as in chapter 9's page
+    attnbook translate --model transformer "I am hungry."
     attnbook translate --checkpoint model.pt --beam 1 "I am hungry." \
         --plot heat.png
     # a file, one sentence a line; "-" reads standard input
@@ -34,7 +36,7 @@ from attnbook.cli.common import (
     print_json,
     text_out,
 )
-from attnbook.cli.inputs import read_model
+from attnbook.cli.inputs import SHIPPED_MODELS, read_model
 from attnbook.cli.options import (
     SubCommands,
     add_run_options,
@@ -79,6 +81,16 @@ def add_model_options(
         help="a file written by train --save (default: the model the book "
         "ships, the default train --corpus tatoeba run with int8 weights: "
         "the one the real-sentences chapter runs in the page)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=SHIPPED_MODELS,
+        default=None,
+        help="without --checkpoint, which model the book ships: seq2seq, "
+        "the real-sentences chapter's, or transformer, the Transformer "
+        "chapter's (train --model transformer --corpus tatoeba, int8 "
+        "weights); with --checkpoint, the kind it must hold "
+        "(default: seq2seq, or the checkpoint's)",
     )
     parser.add_argument(
         "--beam",
@@ -372,7 +384,7 @@ def run_translate(args: argparse.Namespace) -> int:
                 )
             _check_plot(args.plot)
         lines = None if args.input is None else read_sentences(args.input)
-        translator = read_model(args.checkpoint, args.device)
+        translator = read_model(args.checkpoint, args.device, args.model)
         if lines is not None:
             return _translate_lines(translator, lines, args)
         return _translate_sentence(translator, args)

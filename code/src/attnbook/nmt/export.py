@@ -1,12 +1,15 @@
 """Export a trained translator for the browser:
 one script file holding its weights and vocabularies.
 
-:func:`export_translator` writes a Bahdanau
-:class:`~attnbook.nmt.translator.Translator` as a JavaScript file of one
-statement, ``attnbookTranslatorWeights(header, data);``:
-``header`` is JSON (the format, the model's configuration, both
+:func:`export_translator` writes a
+:class:`~attnbook.nmt.translator.Translator` (Bahdanau's seq2seq, or
+chapter 9's Transformer) as a JavaScript file of one statement,
+``attnbookTranslatorWeights(header, data);``:
+``header`` is JSON (the format, the model's kind and configuration, both
 vocabularies and where each tensor lies in ``data``) and ``data`` is the
-weights as base64 bytes. A web page loads it with a ``<script>`` element
+weights as base64 bytes. The page runs a ``"seq2seq"`` export with
+``seq2seq.js`` and a ``"transformer"`` one with ``transformer.js``.
+A web page loads it with a ``<script>`` element
 (which, unlike ``fetch``, also works for a page opened from the disk);
 :func:`read_export` reads it back in Python.
 
@@ -52,8 +55,9 @@ import torch
 
 from attnbook.core.records import package_path
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
-from attnbook.nmt.translator import Translator
+from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.transformer import Transformer
+from attnbook.nmt.translator import MODEL_KINDS, Translator
 
 EXPORT_FORMAT = "attnbook-translator-weights-1"
 """The ``format`` entry of an export's header."""
@@ -74,6 +78,16 @@ SHIPPED_TRANSLATOR = "translator-tatoeba.js"
 book ships: the command line's default run on the Tatoeba pairs (``python
 -m attnbook train --corpus tatoeba``), exported as int8."""
 
+SHIPPED_TRANSFORMER = "translator-tatoeba-transformer.js"
+"""The file name, in the package's ``data`` folder, of the Transformer
+the book ships: ``python -m attnbook train --model transformer --corpus
+tatoeba``'s run, exported as int8
+(``attnbook.studies.shipped.write_tatoeba_transformer``)."""
+
+KINDS = (Seq2Seq.kind, Transformer.kind)
+"""The model kinds an export may hold, as its header's ``kind`` names
+them."""
+
 GRAMMAR_TRANSLATOR = "translator-grammar.js"
 """The file name, in the package's ``data`` folder, of the toy grammar's
 translator the book ships: chapter 6's attention model, trained as the
@@ -87,7 +101,10 @@ class TranslatorExport:
 
     Attributes:
         name: the model's name, as the page shows it.
-        config: the :class:`~attnbook.nmt.seq2seq.Seq2SeqConfig` entries.
+        kind: ``"seq2seq"`` or ``"transformer"`` (:data:`KINDS`).
+        config: the model's configuration's entries
+            (:class:`~attnbook.nmt.seq2seq.Seq2SeqConfig` or
+            :class:`~attnbook.nmt.transformer.TransformerConfig`).
         src_vocab, tgt_vocab: the vocabularies' tokens, in id order
             (specials first).
         quantization: ``"int8"`` or ``"float32"``.
@@ -106,13 +123,15 @@ class TranslatorExport:
     state_dict: dict[str, torch.Tensor]
     size: int
     info: dict[str, Any]
+    kind: str = Seq2Seq.kind
 
     def to_translator(
         self, device: torch.device | str = "cpu"
     ) -> Translator:
         """A PyTorch translator with exactly these weights (the ones the
         page computes with)."""
-        model = Seq2Seq(Seq2SeqConfig(**self.config))
+        model_class = MODEL_KINDS[self.kind]
+        model = model_class(model_class.config_class(**self.config))
         model.load_state_dict(self.state_dict)
         model.to(device).eval()
         return Translator(
@@ -139,12 +158,13 @@ def export_translator(
     quantization: str = "int8",
     info: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``translator`` (Bahdanau's seq2seq) as one script file for the
-    page's translator.
+    """Write ``translator`` (Bahdanau's seq2seq or a Transformer) as one
+    script file for the page's translator.
 
     Args:
-        translator: the trained model and its vocabularies;
-            its decoder must be Bahdanau's.
+        translator: the trained model and its vocabularies: a
+            :class:`~attnbook.nmt.transformer.Transformer`, or a seq2seq
+            whose decoder is Bahdanau's.
         path: where to write (``.js``); its folder is created.
         name: the model's name, stored in the header.
         quantization: ``"int8"`` (per-row scales, a quarter of the bytes)
@@ -156,8 +176,9 @@ def export_translator(
         The path written.
 
     Raises:
-        ValueError: the model is not a Bahdanau seq2seq over whole words,
-            or ``quantization`` is not one of :data:`QUANTIZATIONS`.
+        ValueError: the model is neither a Bahdanau seq2seq nor a
+            Transformer over whole words, or ``quantization`` is not
+            one of :data:`QUANTIZATIONS`.
     """
     if translator.tokenizer.pieces:
         raise ValueError(
@@ -165,14 +186,14 @@ def export_translator(
             "SentencePiece pieces cannot be exported for it"
         )
     model = translator.model
-    if not isinstance(model, Seq2Seq):
+    if not isinstance(model, Seq2Seq | Transformer):
         raise ValueError(
             "translator: only a recurrent seq2seq with Bahdanau's "
-            f"attention can be exported for the page, got a {model.kind} "
-            "model"
+            "attention or a Transformer can be exported for the page, got "
+            f"a {type(model).__name__}"
         )
     config = model.config
-    if config.attention != "bahdanau":
+    if isinstance(model, Seq2Seq) and config.attention != "bahdanau":
         raise ValueError(
             "translator: only Bahdanau's seq2seq can be exported for the "
             f"page, got attention={config.attention!r}"
@@ -218,6 +239,7 @@ def export_translator(
     header = {
         "format": EXPORT_FORMAT,
         "name": name,
+        "kind": model.kind,
         "config": config.to_dict(),
         "src_vocab": list(translator.src_vocab.tokens),
         "tgt_vocab": list(translator.tgt_vocab.tokens),
@@ -293,6 +315,13 @@ def read_export(path: str | Path) -> TranslatorExport:
         raise ValueError(
             f"{what}: its data is not base64 ({error})"
         ) from None
+    # an export written before the Transformer's has no kind: a seq2seq
+    kind = header.get("kind", Seq2Seq.kind)
+    if kind not in KINDS:
+        raise ValueError(
+            f"{what}: its header names a model of kind {kind!r}, not one "
+            f"of {KINDS}"
+        )
     state_dict = {}
     for entry in header["tensors"]:
         shape = tuple(entry["shape"])
@@ -319,24 +348,34 @@ def read_export(path: str | Path) -> TranslatorExport:
         state_dict=state_dict,
         size=len(raw),
         info=header.get("info", {}),
+        kind=kind,
     )
+
+
+SHIPPED_EXPORTS = (
+    SHIPPED_TRANSLATOR,
+    SHIPPED_TRANSFORMER,
+    GRAMMAR_TRANSLATOR,
+)
+"""The translators the book ships, by file name."""
 
 
 def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
     """A translator the book ships (:data:`SHIPPED_TRANSLATOR`, by
-    default, or :data:`GRAMMAR_TRANSLATOR`), read back from the package's
-    data folder.
+    default, :data:`SHIPPED_TRANSFORMER` or :data:`GRAMMAR_TRANSLATOR`),
+    read back from the package's data folder.
 
-    It is the model the real-sentences chapter's box runs in the page and
-    the one ``python -m attnbook translate`` uses without ``--checkpoint``:
-    both compute with the same int8 weights, so both give the same
-    translation. Its ``info`` says how it was trained and where,
+    The default is the model the real-sentences chapter's box runs in the
+    page and the one ``python -m attnbook translate`` uses without
+    ``--checkpoint``; :data:`SHIPPED_TRANSFORMER` is chapter 9's box's and
+    ``translate --model transformer``'s. Page and command line compute
+    with the same int8 weights, so both give the same translation.
+    Its ``info`` says how it was trained and where,
     and its held-out scores.
     """
-    if name not in (SHIPPED_TRANSLATOR, GRAMMAR_TRANSLATOR):
+    if name not in SHIPPED_EXPORTS:
         raise ValueError(
-            f"name must be {SHIPPED_TRANSLATOR!r} or "
-            f"{GRAMMAR_TRANSLATOR!r}, got {name!r}"
+            f"name must be one of {SHIPPED_EXPORTS}, got {name!r}"
         )
     with package_path(name) as path:
         return read_export(path)

@@ -34,6 +34,15 @@ so that anyone can train them again.
 
       python -c "from attnbook.studies import write_tatoeba_translator as w
       w('code/src/attnbook/data')"
+
+- :func:`write_tatoeba_transformer`: trains chapter 9's Transformer on the
+  same pairs (``python -m attnbook train --model transformer --corpus
+  tatoeba``, one thread) and writes the page's int8 weights and the run's
+  record (:class:`TransformerRun`), with the held-out scores of the
+  weights the page reads at a beam of 1 and of 4::
+
+      python -c "from attnbook.studies.shipped import (
+          write_tatoeba_transformer as w); w('code/src/attnbook/data')"
 """
 
 from __future__ import annotations
@@ -59,11 +68,13 @@ from attnbook.nmt.data import SentencePair
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.export import (
     GRAMMAR_TRANSLATOR,
+    SHIPPED_TRANSFORMER,
     SHIPPED_TRANSLATOR,
     export_translator,
     read_export,
     shipped_export,
 )
+from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.split import split_by_english
 from attnbook.nmt.training import (
     TrainConfig,
@@ -71,6 +82,7 @@ from attnbook.nmt.training import (
     train,
     validation_loss,
 )
+from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
 from attnbook.studies.realdata import RealConfig, run_real_experiment
@@ -506,3 +518,173 @@ def _compared_weights(
             for k in ours
         )
     }
+
+
+TRANSFORMER_NAME = "Tatoeba English-French (Transformer)"
+"""The shipped Transformer's name, as its page shows it."""
+
+TRANSFORMER_WRITER = "attnbook.studies.shipped.write_tatoeba_transformer"
+"""The function that writes the shipped Transformer, as its files name
+it."""
+
+TRANSFORMER_BEAMS = (1, 4)
+"""The searches the shipped Transformer's record scores: greedy search and
+the beam of the book's held-out scores."""
+
+
+def transformer_config() -> RealConfig:
+    """``python -m attnbook train --model transformer --corpus tatoeba``'s
+    run: :class:`~attnbook.studies.realdata.RealConfig`'s defaults with
+    the Transformer's default sizes."""
+    return RealConfig(model=TransformerSizes())
+
+
+@dataclass(frozen=True)
+class TransformerRun(Record):
+    """The record of the run that made the shipped Transformer (the
+    package's ``translator-tatoeba-transformer-run.json``).
+
+    Attributes:
+        trained_by: the function that trained it.
+        environment: where and when (the
+            :class:`~attnbook.core.records.Environment`'s fields).
+        config: the run's configuration
+            (:meth:`~attnbook.studies.realdata.RealConfig.to_dict`).
+        parameters: the model's number of weights.
+        file_bytes: the size of the page's weights file.
+        train_seconds, train_steps: its training's wall-clock time and
+            optimiser steps.
+        train_loss, val_loss: ``(step, loss)``: its training loss every
+            ``log_every`` steps, and its validation losses.
+        held_out: by beam (``"1"``, ``"4"``), the scores of the weights
+            the page reads (int8) on the held-out English sentences
+            (:func:`~attnbook.nmt.heldout.evaluate_real`): BLEU, chrF and
+            exact match, raw and after unknown-word replacement, and the
+            number of sentences.
+    """
+
+    PACKAGED = "translator-tatoeba-transformer-run.json"
+    WHAT = "the record of the shipped Transformer's run"
+
+    trained_by: str
+    environment: dict[str, Any]
+    config: dict[str, Any]
+    parameters: int
+    file_bytes: int
+    train_seconds: float
+    train_steps: int
+    train_loss: tuple[tuple[int, float], ...]
+    val_loss: tuple[tuple[int, float], ...]
+    held_out: dict[str, dict[str, float]]
+
+
+def write_tatoeba_transformer(
+    folder: str | Path,
+    config: RealConfig | None = None,
+    pairs: Sequence[SentencePair] | None = None,
+    *,
+    progress: bool = False,
+) -> tuple[Path, Path]:
+    """Train chapter 9's Transformer on real pairs and write the shipped
+    Transformer's two files into ``folder``: the page's weights (int8,
+    :data:`~attnbook.nmt.export.SHIPPED_TRANSFORMER`) and the run's record
+    (``TransformerRun.PACKAGED``).
+
+    The run is ``python -m attnbook train --model transformer --corpus
+    tatoeba``'s (:func:`transformer_config`, on the shipped pairs, one CPU
+    thread). The record scores the exported (int8) weights, the ones the
+    page and ``translate --model transformer`` compute with, on the
+    held-out split at each beam of :data:`TRANSFORMER_BEAMS`; the weights
+    file's ``info`` holds them too (``held_out``: at the page's first beam,
+    ``held_out_by_beam``), with the model's number of weights and its
+    training's seconds, so that a page needs only the weights file.
+
+    Args:
+        config: the run (default: :func:`transformer_config`).
+        pairs: the corpus (default: the shipped pairs).
+
+    Returns:
+        The two paths written.
+    """
+    config = config or transformer_config()
+    if pairs is None:
+        pairs = load_tatoeba(shipped_path()).pairs
+    folder = Path(folder)
+    with one_thread():
+        experiment = run_real_experiment(
+            pairs, config, device="cpu", progress=progress
+        )
+        where = environment(torch.device("cpu"), threads=1)
+        info: dict[str, Any] = {
+            "trained_by": TRANSFORMER_WRITER,
+            "recorded": where.date[:10],
+            "torch": where.torch,
+            "python": platform.python_version(),
+            "machine": (
+                f"{where.cpu_count} CPU cores, {platform.machine()}"
+            ),
+            "threads": 1,
+            "epochs": config.train.max_epochs,
+            "steps": experiment.training.steps,
+            "train": asdict(config.train),
+            "beam_size": config.beam_size,
+        }
+        weights = export_translator(
+            experiment.translator,
+            folder / SHIPPED_TRANSFORMER,
+            name=TRANSFORMER_NAME,
+            info=info,
+        )
+        page = read_export(weights).to_translator()
+        held_out = {}
+        for beam in TRANSFORMER_BEAMS:
+            scores = evaluate_real(
+                page, experiment.split.test, beam_size=beam
+            ).to_dict()
+            held_out[str(beam)] = {
+                "sentences": scores["n_sentences"],
+                **{
+                    key: scores[key]
+                    for key in (
+                        "bleu",
+                        "chrf",
+                        "exact_match",
+                        "bleu_unk_replaced",
+                        "chrf_unk_replaced",
+                    )
+                },
+            }
+    parameters = sum(
+        p.numel() for p in experiment.translator.model.parameters()
+    )
+    # the page's info quotes the scores of the beam it searches with, as
+    # the recurrent translator's does, then the record's other numbers
+    info |= {
+        "held_out": held_out[str(config.beam_size)],
+        "held_out_by_beam": held_out,
+        "parameters": parameters,
+        "train_seconds": experiment.training.seconds,
+    }
+    weights = export_translator(
+        experiment.translator,
+        folder / SHIPPED_TRANSFORMER,
+        name=TRANSFORMER_NAME,
+        info=info,
+    )
+    run = TransformerRun(
+        trained_by=TRANSFORMER_WRITER,
+        environment=asdict(where),
+        config=config.to_dict(),
+        parameters=parameters,
+        file_bytes=weights.stat().st_size,
+        train_seconds=experiment.training.seconds,
+        train_steps=experiment.training.steps,
+        train_loss=tuple(
+            (r.step, r.loss) for r in experiment.training.history
+        ),
+        val_loss=tuple(
+            (r.step, r.loss) for r in experiment.training.val_history
+        ),
+        held_out=held_out,
+    )
+    return weights, run.save(folder / TransformerRun.PACKAGED)

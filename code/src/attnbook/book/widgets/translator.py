@@ -62,12 +62,14 @@ def translator_widget(
     grammar: Mapping[str, Any] | None = None,
     name: str | None = None,
     caption: str | None = None,
+    transformer: tuple[int, int] | None = None,
 ) -> Widget:
     """A text box that translates in the page with the model whose weights
     file is at ``src``.
 
     The page runs the model itself (``seq2seq.js``, the forward pass and
-    searches of ``attnbook.nmt``, and ``detok.js``, its detokeniser).
+    searches of ``attnbook.nmt``, ``transformer.js`` for a Transformer,
+    and ``detok.js``, its detokeniser).
     The weights, a file written by
     ``attnbook.nmt.export_translator``, are not in the page:
     the widget loads them with a ``<script>`` element the first time the
@@ -101,6 +103,11 @@ def translator_widget(
         name: the element id (made URL-safe, prefixed ``aw-``);
             ``None`` hashes the content.
         caption: a sentence shown under the box.
+        transformer: for a Transformer's weights file, its ``(num_layers,
+            num_heads)``: the page then runs ``transformer.js`` and lets
+            the reader choose the cross-attention drawn, a layer and one
+            of its heads or their average (by default the last layer's
+            average, the weights that replace an unknown word).
 
     Returns:
         A :class:`Widget` of kind ``"translator"``:
@@ -108,7 +115,8 @@ def translator_widget(
         ``data-role="source"`` and the translation ``data-role="output"``.
 
     Raises:
-        ValueError: ``src`` is empty or ``size`` is not positive.
+        ValueError: ``src`` is empty, ``size`` is not positive, or
+            ``transformer`` is not two positive numbers.
     """
     if not isinstance(src, str) or not src.strip():
         raise ValueError(
@@ -122,6 +130,13 @@ def translator_widget(
     if beam not in BEAMS:
         raise ValueError(
             f"beam must be one of the box's searches {BEAMS}, got {beam!r}"
+        )
+    if transformer is not None and (
+        len(transformer) != 2 or min(transformer) < 1
+    ):
+        raise ValueError(
+            "transformer must be the model's (num_layers, num_heads), got "
+            f"{transformer!r}"
         )
     megabytes = f"{size / 1e6:.1f}"
     data: dict[str, Any] = {
@@ -138,6 +153,11 @@ def translator_widget(
         "casing": "the model reads and writes lower-cased words",
         "grammar": dict(grammar) if grammar is not None else None,
         "refuseUnknown": grammar is not None,
+        "transformer": (
+            None
+            if transformer is None
+            else {"layers": transformer[0], "heads": transformer[1]}
+        ),
         "failed": f"The model could not be loaded from {src}: this "
         "translator runs in the book's web "
         "pages (online or opened from the disk). In a notebook, translate "
@@ -169,6 +189,7 @@ def translator_widget(
         widget_script().replace("__AW_ID__", ""),
         asset("detok.js"),
         asset("seq2seq.js"),
+        *([asset("transformer.js")] if transformer is not None else []),
         *([asset("grammar.js")] if grammar is not None else []),
         asset("translator.js").replace("__AW_ID__", element_id),
     ]

@@ -1,0 +1,259 @@
+"""The Transformer the book ships, translating in the page (transformer.js), opened from the disk.
+
+A harness page holds a translator box over the shipped Transformer's int8 weights
+(``translator-tatoeba-transformer.js``, copied beside it), so these tests need no built book; the same
+tests then run on the built Transformer chapter, whose box loads the file the build copies beside the
+pages. With no network the box loads the weights only when focused, then translates as PyTorch does with
+the same weights: the same tokens for 50 held-out English sentences with greedy search and with a beam
+of 4 (the page computes in float64, PyTorch in float32, so only a near tie may come out differently),
+the same attention weights. The reader's choice of a layer and a head, or of their average, draws that
+cross-attention, and both choices work from the keyboard. ``python -m attnbook translate --model
+transformer`` without a checkpoint prints the page's translation. The time from Enter to the drawn translation
+of ten words is printed (never asserted on one run).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from functools import partial
+
+import pytest
+import torch
+from axe import audit, describe, failing
+from book_browser import HTML_DIR
+from test_keyboard import ACTIVE_JS, TAB_FROM_JS, assert_focus_ring
+from test_translator import first_step_margin, translate
+from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture)
+from test_widgets import WidgetPage
+
+from attnbook.book import translator_widget
+from attnbook.core.records import package_path
+from attnbook.nmt import beam_search, load_tatoeba, shipped_export, shipped_path, split_by_english
+from attnbook.nmt.corpus import tokenize_english
+from attnbook.nmt.export import SHIPPED_TRANSFORMER
+from attnbook.nmt.search import greedy_decode
+from attnbook.studies import RealConfig
+
+N_SENTENCES = 50
+BOX = "aw-transformer-translator"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped Transformer in PyTorch, and 50 held-out English sentences as a reader would type them."""
+    data = RealConfig().data
+    split = split_by_english(
+        load_tatoeba(shipped_path()).pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+    )
+    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in split.test))[:N_SENTENCES]
+    assert len(sentences) == N_SENTENCES
+    exported = shipped_export(SHIPPED_TRANSFORMER)
+    assert exported.kind == "transformer"
+    return exported.to_translator(), sentences
+
+
+@pytest.fixture(scope="module")
+def harness(browser, tmp_path_factory):  # noqa: F811
+    """A page with one box over the shipped Transformer, its weights file beside it."""
+    folder = tmp_path_factory.mktemp("transformer")
+    with package_path(SHIPPED_TRANSFORMER) as path:
+        shutil.copy(path, folder / SHIPPED_TRANSFORMER)
+    config = shipped_export(SHIPPED_TRANSFORMER).config
+    box = translator_widget(
+        SHIPPED_TRANSFORMER,
+        size=(folder / SHIPPED_TRANSFORMER).stat().st_size,
+        beam=4,
+        name="transformer translator",
+        transformer=(config["num_layers"], config["num_heads"]),
+    )
+    (folder / "transformer.html").write_text(PAGE.format(body=box.html))
+    page = WidgetPage(FileBook(browser, folder), "transformer")
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def chapter(browser):  # noqa: F811
+    if not (HTML_DIR / "chapters" / "09_transformer.html").exists():
+        pytest.fail("no built book: run make book first")
+    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "09_transformer")
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="module", params=["harness", "chapter"])
+def page(request):
+    """The box on the harness page, then in the built chapter."""
+    return request.getfixturevalue(request.param)
+
+
+def matrix_weights(page) -> torch.Tensor:
+    matrix = page.tab.query_selector(".attn-translator .attention-widget[data-kind=matrix]")
+    return torch.tensor(json.loads(matrix.query_selector("script.aw-data").text_content())["weights"])
+
+
+def test_the_box_loads_the_transformer_only_on_focus(page):
+    root = page.tab.query_selector(".attn-translator")
+    assert root is not None and root.query_selector("[data-role=head]") is not None
+    loaded = page.tab.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name)")
+    assert not [url for url in loaded if url.endswith(SHIPPED_TRANSFORMER)]
+    root.query_selector("[data-role=source]").focus()
+    page.tab.wait_for_function(
+        "() => document.querySelector('.attn-translator [data-role=status]').dataset.kind === 'ready'"
+    )
+    scripts = f"() => document.querySelectorAll('script[src$=\"{SHIPPED_TRANSFORMER}\"]').length"
+    assert page.tab.evaluate(scripts) == 1, "focusing the box loads the weights, once"
+    assert not page.errors and not page.external
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_the_page_translates_held_out_sentences_as_pytorch(page, shipped, beam, capsys):
+    translator, sentences = shipped
+    model = translator.model
+    agree = same_text = 0
+    for sentence in sentences:
+        shown = translate(page, sentence, beam)
+        printed = translator.translate(sentence, beam_size=beam)
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
+        search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
+        (expected,) = search(model, src, src != 0)
+        expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
+        if shown["ids"] == expected_ids:
+            agree += 1
+            same_text += shown["output"] == printed
+            # the same tokens: the same attention the search kept
+            assert torch.allclose(matrix_weights(page).double(), expected.weights.double(), atol=1e-5)
+        elif beam == 1:  # a disagreement must be a near tie between two words (float64 page, float32 torch)
+            k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
+            margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
+            assert margin < 1e-5, (
+                f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
+            )
+    with capsys.disabled():
+        print(
+            f"\nshipped Transformer, beam {beam}: {agree} of {len(sentences)} held-out translations equal "
+            f"PyTorch's, {same_text} of them print the same text"
+        )
+    assert agree >= 0.96 * len(sentences), f"{agree} of {len(sentences)} equal PyTorch's (beam {beam})"
+    assert same_text == agree
+    assert not page.errors, page.errors
+
+
+def test_each_layer_and_head_draws_its_own_cross_attention(page, shipped):
+    translator = shipped[0]
+    model = translator.model
+    sentence = "Tom told me that he would be home this evening."
+    shown = translate(page, sentence, 1)
+    root = page.tab.query_selector(".attn-translator")
+    src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
+    tgt_in = torch.tensor([[1, *shown["ids"][:-1]]])
+    with torch.no_grad():
+        _, cross = model.cross_attention(src, src != 0, tgt_in)  # (1, layers, heads, T, S)
+    layers, heads = cross.shape[1:3]
+    assert root.get_attribute("data-view") == f"{layers - 1}:mean"
+    done = root.get_attribute("data-done")
+    drawn = {}
+    for layer in range(layers):
+        root.query_selector("[data-role=layer]").select_option(value=str(layer))
+        for head in ["mean", *map(str, range(heads))]:
+            root.query_selector("[data-role=head]").select_option(value=head)
+            assert root.get_attribute("data-view") == f"{layer}:{head}"
+            expected = cross[0, layer].mean(dim=0) if head == "mean" else cross[0, layer, int(head)]
+            drawn[layer, head] = matrix_weights(page)
+            assert torch.allclose(drawn[layer, head].double(), expected.double(), atol=1e-5), (layer, head)
+    # the heads look at different words: every choice draws other weights
+    pictures = list(drawn.values())
+    assert all(not torch.allclose(a, b, atol=1e-3) for i, a in enumerate(pictures) for b in pictures[i + 1 :])
+    caption = root.query_selector(".attention-widget[data-kind=matrix] .aw-caption").text_content()
+    assert f"layer {layers}, head {heads}" in caption
+    assert root.get_attribute("data-done") == done, "another head is drawn without a new search"
+    assert not page.errors, page.errors
+
+
+def test_the_layer_and_the_head_are_chosen_with_the_keyboard(harness):
+    harness.tab.reload(wait_until="load")
+    harness.errors.clear()
+    root = f"document.getElementById('{BOX}')"
+    harness.tab.evaluate(TAB_FROM_JS, BOX)
+    harness.tab.keyboard.press("Tab")
+    harness.tab.wait_for_function(
+        f"() => {root}.querySelector('[data-role=status]').dataset.kind === 'ready'"
+    )
+    harness.tab.keyboard.type("I am hungry.")
+    harness.tab.keyboard.press("Enter")
+    harness.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 1")
+    before = matrix_weights(harness)
+    for _ in range(3):  # the beam, the button, the layer
+        harness.tab.keyboard.press("Tab")
+    found = harness.tab.evaluate(ACTIVE_JS)
+    assert (found["tag"], found["value"]) == ("select", "1") and "layer" in found["label"]
+    assert_focus_ring(found)
+    harness.tab.keyboard.press("ArrowUp")
+    assert harness.tab.evaluate(f"() => {root}.dataset.view") == "0:mean"
+    harness.tab.keyboard.press("Tab")
+    found = harness.tab.evaluate(ACTIVE_JS)
+    assert (found["tag"], found["value"]) == ("select", "mean") and "head" in found["label"]
+    assert_focus_ring(found)
+    harness.tab.keyboard.press("ArrowDown")
+    assert harness.tab.evaluate(f"() => {root}.dataset.view") == "0:0"
+    assert not torch.allclose(matrix_weights(harness), before, atol=1e-3)
+    assert harness.tab.evaluate(f"() => {root}.dataset.done") == "1", "a new head is no new search"
+    # the matrix of the chosen head is the next focus stop
+    harness.tab.keyboard.press("Tab")
+    assert harness.tab.evaluate(ACTIVE_JS)["role"] == "gridcell"
+    assert not harness.errors, harness.errors
+
+
+@pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "I'm a zorblax."])
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(page, shipped, sentence):
+    shown = translate(page, sentence, 4)
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attnbook",
+            "translate",
+            "--device",
+            "cpu",
+            "--model",
+            "transformer",
+            sentence,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[0]
+    assert shown["status"] == "done"
+    assert printed == shown["output"] == shipped[0].translate(sentence, beam_size=4)
+
+
+def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):
+    sentence = "Tom told me that he would be home this evening."
+    assert len(tokenize_english(sentence)) == 11  # ten words and the full stop
+    times = {beam: [translate(page, sentence, beam)["seconds"] for _ in range(3)] for beam in (1, 4)}
+    with capsys.disabled():
+        for beam, seconds in times.items():
+            print(
+                f"\nshipped Transformer, 10 words, beam {beam}: median "
+                f"{1000 * statistics.median(seconds):.0f} ms of "
+                + ", ".join(f"{1000 * s:.0f} ms" for s in seconds)
+            )
+    assert all(s > 0 for values in times.values() for s in values) and not page.errors
+
+
+def test_axe_finds_no_serious_violation_in_the_transformer_box(harness):
+    """axe-core over the harness page once the box has drawn a translation with one head chosen."""
+    harness.tab.reload(wait_until="load")
+    harness.errors.clear()
+    translate(harness, "I am hungry.", 4)
+    harness.tab.query_selector("[data-role=head]").select_option(value="1")
+    bad = failing(audit(harness.tab, []))
+    assert not bad, describe(bad, "the Transformer box")
+    assert not harness.errors, harness.errors
