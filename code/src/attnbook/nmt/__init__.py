@@ -78,6 +78,7 @@ from attnbook.nmt.training import (
 )
 from attnbook.nmt.transformer import (
     DecoderLayer,
+    EncoderLayer,
     Transformer,
     TransformerConfig,
     sinusoidal_positions,
@@ -94,6 +95,7 @@ __all__ = [
     "BahdanauDecoder",
     "DecoderLayer",
     "Encoder",
+    "EncoderLayer",
     "LuongDecoder",
     "PlainDecoder",
     "SentencePair",
