@@ -12,9 +12,8 @@ and scores (``TrainingChoices.packaged()`` is the recorded run), and
 run's first steps again (:func:`~attnbook.studies.replay.replay`).
 Record it again with::
 
-    python -c "from attnbook.studies.training_choices import *;
-    run_training_choices().save(
-        'code/src/attnbook/data/training_choices_cpu.json')"
+    python -c "from attnbook.studies import write_training_choices as w;
+    w('code/src/attnbook/data')"
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -75,7 +75,11 @@ def choice_config(
     ``seed``.
 
     >>> config = choice_config("post-norm + warm-up", 2)
-    >>> config.model.norm_first, config.train.warmup_steps, config.train.seed
+    >>> (
+    ...     config.model.norm_first,
+    ...     config.train.warmup_steps,
+    ...     config.train.seed,
+    ... )
     (False, 100, 2)
 
     Raises:
@@ -187,6 +191,7 @@ def run_training_choices(
                 config = choice_config(choice, seed, base)
                 trained = run_once(config, data, progress=progress)
                 result = trained.training
+                history = result.val_history
                 scores = evaluate(trained.translator, splits.test)
                 runs.append(
                     ChoiceRun(
@@ -194,10 +199,10 @@ def run_training_choices(
                         seed=seed,
                         steps=result.steps,
                         cpu_seconds=trained.cpu_seconds,
-                        val_steps=tuple(r.step for r in result.val_history),
-                        val_losses=tuple(r.loss for r in result.val_history),
+                        val_steps=tuple(r.step for r in history),
+                        val_losses=tuple(r.loss for r in history),
                         val_accuracies=tuple(
-                            r.token_accuracy for r in result.val_history
+                            r.token_accuracy for r in history
                         ),
                         train_losses=tuple(r.loss for r in result.history),
                         exact_match=scores.metrics.exact_match,
@@ -214,4 +219,13 @@ def run_training_choices(
         choices={name: CHOICES[name] for name in choices},
         runs=tuple(runs),
         seconds=time.perf_counter() - start,
+    )
+
+
+def write_training_choices(folder: str | Path) -> Path:
+    """Run :func:`run_training_choices` with its defaults and write the
+    record into ``folder`` (as ``training_choices_cpu.json``);
+    return its path."""
+    return run_training_choices().save(
+        Path(folder) / TrainingChoices.PACKAGED
     )
