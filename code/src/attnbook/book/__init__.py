@@ -8,7 +8,6 @@ from attnbook.book.diagrams import (
     local_window,
     luong_step,
     show_diagram,
-    transformer_layers,
 )
 from attnbook.book.display import (
     SourceListing,
@@ -54,7 +53,6 @@ __all__ = [
     "set_book_style",
     "show_diagram",
     "show_source",
-    "transformer_layers",
     "translator_widget",
     "weights_slider",
 ]

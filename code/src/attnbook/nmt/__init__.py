@@ -78,7 +78,6 @@ from attnbook.nmt.training import (
 )
 from attnbook.nmt.transformer import (
     DecoderLayer,
-    EncoderLayer,
     Transformer,
     TransformerConfig,
     sinusoidal_positions,
@@ -95,7 +94,6 @@ __all__ = [
     "BahdanauDecoder",
     "DecoderLayer",
     "Encoder",
-    "EncoderLayer",
     "LuongDecoder",
     "PlainDecoder",
     "SentencePair",

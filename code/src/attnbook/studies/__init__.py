@@ -54,13 +54,6 @@ from attnbook.studies.shipped import (
     write_grammar_translator,
     write_tatoeba_translator,
 )
-from attnbook.studies.training_choices import (
-    CHOICES,
-    TrainingChoices,
-    choice_config,
-    run_training_choices,
-    write_training_choices,
-)
 from attnbook.studies.units import (
     UnitsComparison,
     chapter_units_run,
@@ -69,7 +62,6 @@ from attnbook.studies.units import (
 )
 
 __all__ = [
-    "CHOICES",
     "COMPARED_LABELS",
     "PUBLISHED_BLEU",
     "RUNNING_PAIR",
@@ -82,12 +74,10 @@ __all__ = [
     "RealConfig",
     "RecordedStart",
     "RecordedTranslations",
-    "TrainingChoices",
     "UnitsComparison",
     "build_translator",
     "capacity_sweep",
     "chapter_units_run",
-    "choice_config",
     "comparison_model_config",
     "format_comparison",
     "format_study",
@@ -103,7 +93,6 @@ __all__ = [
     "run_experiment",
     "run_pieces_experiment",
     "run_real_experiment",
-    "run_training_choices",
     "running_example",
     "seed_sentence",
     "share_phrase",
@@ -113,5 +102,4 @@ __all__ = [
     "write_grammar_baseline",
     "write_grammar_translator",
     "write_tatoeba_translator",
-    "write_training_choices",
 ]

@@ -12,8 +12,8 @@ and scores (``TrainingChoices.packaged()`` is the recorded run), and
 run's first steps again (:func:`~attnbook.studies.replay.replay`).
 Record it again with::
 
-    python -c "from attnbook.studies import write_training_choices as w;
-    w('code/src/attnbook/data')"
+    python -c "from attnbook.studies.training_choices import
+    write_training_choices as w; w('code/src/attnbook/data')"
 """
 
 from __future__ import annotations
