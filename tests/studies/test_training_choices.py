@@ -41,7 +41,12 @@ def test_each_choice_changes_only_its_own_fields_and_the_plain_run_is_the_base()
 
 def test_a_study_records_every_choice_and_seed_and_reads_back(tmp_path):
     study = run_training_choices(choices=("plain", "dropout"), seeds=(0, 1), base=TINY)
-    assert [(run.choice, run.seed) for run in study.runs] == [("plain", 0), ("plain", 1), ("dropout", 0), ("dropout", 1)]
+    assert [(run.choice, run.seed) for run in study.runs] == [
+        ("plain", 0),
+        ("plain", 1),
+        ("dropout", 0),
+        ("dropout", 1),
+    ]
     assert all(run.val_steps == (2, 4) and len(run.train_losses) == 4 for run in study.runs)
     assert study.runs_of("dropout")[1].seed == 1 and set(study.choices) == {"plain", "dropout"}
     back = TrainingChoices.load(study.save(tmp_path / "study.json"))
