@@ -21,6 +21,7 @@ from attnbook.book.diagrams import (
     local_window,
     luong_step,
     show_diagram,
+    transformer_layers,
 )
 
 EXPECTED_SYMBOLS = {
@@ -42,6 +43,18 @@ EXPECTED_SYMBOLS = {
     ],
     local_window: ["$p_i$", "$p_i - D$", "$p_i + D$", "sd $D/2$", "Gaussian factor"],
     dictionary_lookup: ["$q$", "cheese", "$v_1$", "$c$", "1[q = k_j]", r"e_j = q^\top k_j"],
+    transformer_layers: [
+        "encoder layer",
+        "decoder layer",
+        "self-attention",
+        "cross-attention",
+        "feed-forward",
+        "LayerNorm",
+        "causal mask",
+        "$h_j$",
+        "keys, values",
+        r"x + \mathrm{sublayer}(\mathrm{LayerNorm}(x))",
+    ],
 }
 
 
@@ -142,3 +155,20 @@ def test_every_label_is_readable_on_its_theme(draw, theme):
             assert ratio >= 4.5, (
                 f"{draw.__name__}: {text.get_text()!r} has contrast {ratio:.2f} in {theme.name}"
             )
+
+
+def test_the_layer_diagram_has_a_norm_and_a_sum_per_sublayer_and_a_lower_triangular_mask():
+    from matplotlib.patches import Rectangle
+
+    shown = texts(transformer_layers(LIGHT))
+    # two sublayers in the encoder layer, three in the decoder layer
+    assert shown.count("LayerNorm") == 5 and shown.count("+") == 5
+    assert shown.count("self-attention") == 2
+    cells = [
+        patch
+        for patch in transformer_layers(LIGHT).axes[0].patches
+        if isinstance(patch, Rectangle) and patch.get_width() < 0.5
+    ]
+    filled = [to_rgb(cell.get_facecolor()) == to_rgb(LIGHT.query) for cell in cells]
+    # 4 x 4 cells, of which the 10 on and below the diagonal may attend
+    assert len(cells) == 16 and sum(filled) == 10

@@ -363,3 +363,40 @@ def test_a_validation_hook_that_returns_true_ends_training_after_that_step(toy_s
     )
     assert result.steps == 6 and result.stopped_early
     assert [r.step for r in result.val_history] == [3, 6]
+
+
+def test_label_smoothing_loss_is_the_formula_over_the_real_tokens():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 4, 7)
+    tgt_out = torch.tensor([[4, 5, 2, 0], [6, 2, 0, 0]])
+    smoothing = 0.1
+    loss, _, _ = sequence_loss(logits, tgt_out, label_smoothing=smoothing)
+    log_probs = torch.log_softmax(logits, -1)[tgt_out != 0]  # (real tokens, vocab)
+    reference = -log_probs.gather(-1, tgt_out[tgt_out != 0].unsqueeze(-1)).squeeze(-1)
+    uniform = -log_probs.mean(dim=-1)  # the cross-entropy against 1/V on every word
+    expected = ((1 - smoothing) * reference + smoothing * uniform).mean()
+    torch.testing.assert_close(loss, expected)
+    # off by default: the plain cross-entropy
+    torch.testing.assert_close(sequence_loss(logits, tgt_out)[0], reference.mean())
+
+
+def test_label_smoothing_of_one_or_more_is_refused():
+    with pytest.raises(ValueError, match="label_smoothing"):
+        TrainConfig(label_smoothing=1.0)
+
+
+def test_warmup_raises_the_rate_linearly_then_the_decay_takes_over():
+    schedule = Schedule(lr=1.0, planned_steps=10, patience=1, decay=True, warmup_steps=4)
+    rates = [schedule.rate(step) for step in range(1, 11)]
+    decay = [1.0 - (step - 1) / 10 for step in range(1, 11)]
+    warmup = [0.25, 0.5, 0.75, 1.0] + [1.0] * 6
+    assert rates == pytest.approx([w * d for w, d in zip(warmup, decay, strict=True)])
+    assert Schedule.from_config(TrainConfig(warmup_steps=4), planned_steps=10).warmup_steps == 4
+    # off by default: the first step takes the whole rate
+    assert Schedule.from_config(TrainConfig(), planned_steps=10).rate(1) == TrainConfig().lr
+
+
+def test_train_takes_the_warmup_rates(toy_splits, tiny_translator, learning_rates):
+    config = TrainConfig(max_epochs=1, batch_size=32, lr=1e-2, eval_every=100, patience=100, warmup_steps=4)
+    train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
+    assert learning_rates[:5] == pytest.approx([2.5e-3, 5e-3, 7.5e-3, 1e-2, 1e-2])

@@ -16,6 +16,7 @@ from attnbook.nmt.grammar import make_splits
 from attnbook.nmt.search import beam_search, greedy_decode
 from attnbook.nmt.training import TrainConfig, train
 from attnbook.nmt.transformer import (
+    EncoderLayer,
     Transformer,
     TransformerConfig,
     sinusoidal_positions,
@@ -152,3 +153,85 @@ def test_checkers_pass_the_package_and_fail_common_mistakes():
         lambda tgt_mask: (tgt_mask[:, None, :] & causal_mask(tgt_mask.shape[1])).float()
     )
     assert not not_boolean and "mask should be a boolean tensor (True = may attend)" in str(not_boolean)
+
+
+def test_a_pre_norm_layer_is_x_plus_its_sublayer_of_the_normed_x():
+    torch.manual_seed(0)
+    layer = EncoderLayer(8, 2, 16).double()
+    states = torch.randn(2, 5, 8, dtype=torch.float64)
+    mask = torch.tensor([[True] * 5, [True] * 3 + [False] * 2])
+    normed = layer.norm_attn(states)
+    after_attention = states + layer.self_attn(normed, normed, mask=mask)[0]
+    # the position-wise feed-forward network: W_2 relu(W_1 x + b_1) + b_2
+    first, second = layer.feed_forward[0], layer.feed_forward[2]
+    hidden = torch.relu(layer.norm_ff(after_attention) @ first.weight.T + first.bias)
+    expected = after_attention + hidden @ second.weight.T + second.bias
+    torch.testing.assert_close(layer(states, mask), expected)
+
+
+def test_a_post_norm_layer_is_the_norm_of_x_plus_its_sublayer_of_x():
+    torch.manual_seed(0)
+    layer = EncoderLayer(8, 2, 16, norm_first=False).double()
+    states = torch.randn(2, 5, 8, dtype=torch.float64)
+    mask = torch.ones(2, 5, dtype=torch.bool)
+    after_attention = layer.norm_attn(states + layer.self_attn(states, states, mask=mask)[0])
+    expected = layer.norm_ff(after_attention + layer.feed_forward(after_attention))
+    torch.testing.assert_close(layer(states, mask), expected)
+
+
+def test_post_norm_models_have_no_final_norm_and_decode_step_by_step_as_in_parallel(toy, small_model):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, norm_first=False).double().eval()
+    assert isinstance(model.encoder.norm, torch.nn.Identity) and isinstance(
+        model.decoder.norm, torch.nn.Identity
+    )
+    batch = make_batch(splits.train[:6], src_vocab, tgt_vocab)
+    parallel = model(batch.src, batch.src_mask, batch.tgt_in)
+    stepwise = model(batch.src, batch.src_mask, batch.tgt_in, parallel=False)
+    torch.testing.assert_close(stepwise[0], parallel[0])
+
+
+def test_the_default_model_has_no_dropout_modules_and_pre_norm_layers(toy, small_model):
+    _, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab)
+    assert not any(isinstance(module, torch.nn.Dropout) for module in model.modules())
+    assert isinstance(model.encoder.norm, torch.nn.LayerNorm)
+    assert all(layer.norm_first for layer in [*model.encoder.layers, *model.decoder.layers])
+
+
+def test_dropout_changes_training_passes_and_is_inactive_in_evaluation_mode(toy, small_model):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, dropout=0.3)
+    batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
+    model.train()
+    first, second = (model(batch.src, batch.src_mask, batch.tgt_in)[0] for _ in range(2))
+    assert not torch.allclose(first, second)  # a fresh dropout mask each pass
+    model.eval()
+    with torch.no_grad():
+        evaluated = model(batch.src, batch.src_mask, batch.tgt_in)[0]
+        again = model(batch.src, batch.src_mask, batch.tgt_in)[0]
+    torch.testing.assert_close(evaluated, again, rtol=0, atol=0)
+    # the same weights without dropout give the same evaluation
+    plain = small_model(src_vocab, tgt_vocab).eval()
+    plain.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(plain(batch.src, batch.src_mask, batch.tgt_in)[0], evaluated)
+
+
+def test_a_dropout_of_one_or_more_is_refused():
+    with pytest.raises(ValueError, match="dropout"):
+        TransformerConfig(10, 10, dropout=1.0)
+
+
+def test_without_the_causal_mask_a_later_target_token_changes_the_earlier_logits(toy, small_model):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, causal=False).double().eval()
+    batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
+    logits, _ = model(batch.src, batch.src_mask, batch.tgt_in)
+    changed = batch.tgt_in.clone()
+    changed[:, 3] = (changed[:, 3] + 1) % len(tgt_vocab)
+    changed_logits, _ = model(batch.src, batch.src_mask, changed)
+    assert not torch.allclose(changed_logits[:, :3], logits[:, :3])
+    # search decodes one token at a time, so it never sees the future: it differs from the parallel pass
+    stepwise, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=False)
+    assert not torch.allclose(stepwise, logits)

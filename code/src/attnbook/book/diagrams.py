@@ -879,6 +879,222 @@ def _bar_h(x: float, y: float, weight: float, theme: Theme) -> Rectangle:
     )
 
 
+LAYER_BOX = (2.9, 0.55)
+"""The size of a sublayer's box in :func:`transformer_layers`."""
+
+
+def _plus(ax: Axes, centre: tuple[float, float], theme: Theme) -> None:
+    """The residual sum: a small circle with a plus."""
+    from matplotlib.patches import Circle
+
+    ax.add_patch(
+        Circle(
+            centre,
+            0.2,
+            facecolor=theme.background,
+            edgecolor=theme.ink,
+            linewidth=1.3,
+            zorder=3,
+        )
+    )
+    _label(ax, centre, "+", theme, ha="center", fontsize=FONT_SIZE + 1)
+
+
+def _residual_branch(
+    ax: Axes,
+    x: float,
+    base: float,
+    text: str,
+    colour: str,
+    theme: Theme,
+    side: float,
+) -> float:
+    """One pre-norm sublayer from the stream at height ``base``: the
+    LayerNorm, the sublayer, the sum with the skip line drawn on ``side``
+    (-1 left, +1 right); returns the height of the sum."""
+    norm_y, sub_y, plus_y = base + 0.55, base + 1.35, base + 2.15
+    _box(
+        ax,
+        (x, norm_y),
+        "LayerNorm",
+        theme.muted,
+        theme,
+        size=(2.0, 0.45),
+        fontsize=FONT_SIZE - 1,
+    )
+    _box(ax, (x, sub_y), text, colour, theme, size=LAYER_BOX)
+    _plus(ax, (x, plus_y), theme)
+    _arrow(ax, (x, base), (x, norm_y - 0.24), theme.ink)
+    _arrow(ax, (x, norm_y + 0.23), (x, sub_y - 0.28), theme.ink)
+    _arrow(ax, (x, sub_y + 0.28), (x, plus_y - 0.2), theme.ink)
+    # the skip: the stream goes round the sublayer, unchanged
+    skip = x + side * 1.75
+    ax.plot(
+        [x, skip, skip],
+        [base + 0.12, base + 0.12, plus_y],
+        color=theme.muted,
+        linewidth=1.4,
+        zorder=1,
+    )
+    _arrow(ax, (skip, plus_y), (x + side * 0.21, plus_y), theme.muted)
+    return plus_y
+
+
+def transformer_layers(theme: Theme = LIGHT) -> Figure:
+    """One encoder layer and one decoder layer of the Transformer,
+    pre-norm: each sublayer reads a LayerNorm of the stream and its
+    output is added back to the stream, which goes round it. The encoder
+    layer has self-attention over the source and a feed-forward network;
+    the decoder layer has self-attention under the causal mask,
+    cross-attention whose keys and values are the encoder's states h_j,
+    and a feed-forward network."""
+    figure, ax = _canvas(8.6, 6.2, 14.0, 10.1, theme)
+    encoder_x, decoder_x = 3.0, 10.4
+    _label(
+        ax,
+        (encoder_x, 9.75),
+        "encoder layer (one of $N$)",
+        theme,
+        ha="center",
+    )
+    _label(
+        ax,
+        (decoder_x, 9.75),
+        "decoder layer (one of $N$)",
+        theme,
+        ha="center",
+    )
+    # the encoder: self-attention, then the feed-forward network
+    _label(
+        ax,
+        (encoder_x, 0.3),
+        "source states $x_j$",
+        theme,
+        colour=theme.muted,
+        ha="center",
+    )
+    top = _residual_branch(
+        ax, encoder_x, 0.6, "self-attention", theme.key, theme, -1
+    )
+    top = _residual_branch(
+        ax, encoder_x, top + 0.2, "feed-forward", theme.value, theme, -1
+    )
+    encoder_out = (encoder_x, top + 1.3)
+    _arrow(
+        ax,
+        (encoder_x, top + 0.2),
+        (encoder_out[0], encoder_out[1] - 0.3),
+        theme.ink,
+    )
+    _box(ax, encoder_out, "$h_j$", theme.key, theme, size=(0.9, 0.55))
+    # the decoder: causal self-attention, cross-attention, feed-forward
+    _label(
+        ax,
+        (decoder_x, 0.3),
+        "target states (shifted right)",
+        theme,
+        colour=theme.muted,
+        ha="center",
+    )
+    top = _residual_branch(
+        ax, decoder_x, 0.6, "self-attention", theme.query, theme, 1
+    )
+    self_y = 0.6 + 1.35
+    cross_base = top + 0.2
+    top = _residual_branch(
+        ax,
+        decoder_x,
+        cross_base,
+        "cross-attention",
+        theme.weight,
+        theme,
+        1,
+    )
+    cross_y = cross_base + 1.35
+    top = _residual_branch(
+        ax, decoder_x, top + 0.2, "feed-forward", theme.value, theme, 1
+    )
+    _arrow(ax, (decoder_x, top + 0.2), (decoder_x, top + 0.75), theme.ink)
+    _label(
+        ax,
+        (decoder_x, top + 0.95),
+        "to the next layer",
+        theme,
+        colour=theme.muted,
+        ha="center",
+    )
+    # the encoder's states are the keys and values of cross-attention
+    turn = 6.6
+    ax.plot(
+        [encoder_out[0] + 0.45, turn, turn],
+        [encoder_out[1], encoder_out[1], cross_y],
+        color=theme.key,
+        linewidth=1.6,
+        zorder=1,
+    )
+    _arrow(
+        ax,
+        (turn, cross_y),
+        (decoder_x - LAYER_BOX[0] / 2, cross_y),
+        theme.key,
+    )
+    _label(
+        ax,
+        (turn + 0.1, cross_y + 0.3),
+        "keys, values",
+        theme,
+        colour=theme.key,
+        fontsize=FONT_SIZE - 1,
+    )
+    # the causal mask: position i sees positions 0..i only
+    cells, cell = 4, 0.28
+    left, bottom = 6.4, self_y - cells * cell / 2
+    from matplotlib.patches import Rectangle
+
+    for row in range(cells):
+        for column in range(cells):
+            ax.add_patch(
+                Rectangle(
+                    (
+                        left + column * cell,
+                        bottom + (cells - 1 - row) * cell,
+                    ),
+                    cell,
+                    cell,
+                    facecolor=theme.query
+                    if column <= row
+                    else theme.background,
+                    edgecolor=theme.muted,
+                    linewidth=0.6,
+                    zorder=3,
+                )
+            )
+    _arrow(
+        ax,
+        (left + cells * cell + 0.05, self_y),
+        (decoder_x - LAYER_BOX[0] / 2, self_y),
+        theme.query,
+    )
+    _label(
+        ax,
+        (left + cells * cell / 2, bottom - 0.3),
+        "causal mask",
+        theme,
+        colour=theme.muted,
+        ha="center",
+        fontsize=FONT_SIZE - 1,
+    )
+    _label(
+        ax,
+        (7.0, 9.2),
+        "each branch: $x + \\mathrm{sublayer}(\\mathrm{LayerNorm}(x))$",
+        theme,
+        ha="center",
+        fontsize=FONT_SIZE - 1,
+    )
+    return figure
+
+
 # Showing a diagram in both themes.
 
 
@@ -999,5 +1215,6 @@ DIAGRAMS: tuple[Diagram, ...] = (
     luong_step,
     local_window,
     dictionary_lookup,
+    transformer_layers,
 )
 """Every diagram of the book, in the order of the chapters."""

@@ -67,10 +67,21 @@ if TYPE_CHECKING:
 
 
 def sequence_loss(
-    logits: Tensor, tgt_out: Tensor, *, pad_id: int = Vocab.pad_id
+    logits: Tensor,
+    tgt_out: Tensor,
+    *,
+    pad_id: int = Vocab.pad_id,
+    label_smoothing: float = 0.0,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Cross-entropy over the real target tokens only;
+    r"""Cross-entropy over the real target tokens only;
     padding adds nothing to the loss or the counts.
+
+    With label smoothing :math:`\varepsilon` (Szegedy et al., 2016)
+    the target of each token is :math:`1 - \varepsilon` on the reference
+    word plus :math:`\varepsilon / V` on every one of the :math:`V`
+    words, so the loss of a token is
+    :math:`(1 - \varepsilon)(-\log p_y) + \varepsilon \cdot \frac{1}{V}
+    \sum_k (-\log p_k)`.
 
     Args:
         logits: ``(batch, tgt_len, vocab)``.
@@ -78,6 +89,8 @@ def sequence_loss(
             no token.
         pad_id: the id of the padding (the book's vocabularies use
             ``Vocab.pad_id``, 0).
+        label_smoothing: :math:`\varepsilon`, in [0, 1); 0 is the plain
+            cross-entropy.
 
     Returns:
         The mean loss per real token, the number of correctly predicted
@@ -88,6 +101,7 @@ def sequence_loss(
         logits.reshape(-1, logits.size(-1)),
         tgt_out.reshape(-1),
         ignore_index=pad_id,
+        label_smoothing=label_smoothing,
     )
     correct = ((logits.argmax(dim=-1) == tgt_out) & real).sum()
     return loss, correct, real.sum()
@@ -128,10 +142,17 @@ class TrainConfig:
             :class:`~attnbook.studies.experiment.ExperimentConfig` chooses
             by the decoder (on for Luong's), and :func:`train` given
             ``None`` keeps the rate constant.
+        warmup_steps: raise the learning rate linearly from ``lr /
+            warmup_steps`` at the first step to ``lr`` at step
+            ``warmup_steps``, then follow the schedule (0: no warm-up).
+        label_smoothing: the share of each target token's probability
+            spread evenly over the vocabulary in the training loss;
+            validation losses stay unsmoothed,
+            so runs with and without it compare (0: none).
 
     Raises:
-        ValueError: a count below 1, or a negative learning rate or
-            clipping norm.
+        ValueError: a count below 1, a negative learning rate or
+            clipping norm, or a label smoothing outside [0, 1).
     """
 
     max_epochs: int = field(
@@ -149,9 +170,16 @@ class TrainConfig:
     parallel_decoder: bool = True
     keep_best: bool = True
     lr_decay: bool | None = None
+    warmup_steps: int = field(default=0, metadata={"minimum": 0})
+    label_smoothing: float = field(default=0.0, metadata={"minimum": 0.0})
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if not self.label_smoothing < 1.0:
+            raise ValueError(
+                "label_smoothing must be below 1, got "
+                f"{self.label_smoothing!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -262,7 +290,9 @@ class Schedule:
 
     The rate starts at ``lr``, falls linearly to zero over
     ``planned_steps`` if ``decay``, and is halved once for each entry of
-    ``lr_drop_steps``. A validation loss counts as lower for patience when
+    ``lr_drop_steps``; with ``warmup_steps``, step ``t`` of the first
+    ``warmup_steps`` takes ``t / warmup_steps`` of that rate.
+    A validation loss counts as lower for patience when
     it is more than ``min_delta`` below the last one that counted.
     After ``patience`` validations in a row that do not count,
     the rate is halved and counting starts again, up to ``lr_drops`` times;
@@ -295,6 +325,7 @@ class Schedule:
     min_delta: float = 0.0
     lr_drops: int = 0
     decay: bool = False
+    warmup_steps: int = 0
     best_loss: float = field(default=math.inf, init=False)
     best_step: int = field(default=0, init=False)
     lr_drop_steps: list[int] = field(default_factory=list, init=False)
@@ -312,6 +343,7 @@ class Schedule:
             config.min_delta,
             config.lr_drops,
             bool(config.lr_decay),
+            config.warmup_steps,
         )
         return cls(config.lr, planned_steps, *options)
 
@@ -323,7 +355,12 @@ class Schedule:
             if self.decay
             else 1.0
         )
-        return self.lr * (decay * 0.5 ** len(self.lr_drop_steps))
+        warmup = (
+            min(step / self.warmup_steps, 1.0)
+            if self.warmup_steps
+            else 1.0
+        )
+        return self.lr * (warmup * decay * 0.5 ** len(self.lr_drop_steps))
 
     def observe(self, step: int, val_loss: float) -> ScheduleDecision:
         """Take the validation loss measured after ``step`` steps;
@@ -504,7 +541,9 @@ def train(
             batch.tgt_in,
             parallel=config.parallel_decoder,
         )
-        loss, correct, count = sequence_loss(logits, batch.tgt_out)
+        loss, correct, count = sequence_loss(
+            logits, batch.tgt_out, label_smoothing=config.label_smoothing
+        )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(

@@ -18,8 +18,12 @@ as :class:`~attnbook.nmt.seq2seq.Seq2Seq` does, so the package's
   its "state" is a cache of every layer's input at the positions decoded so
   far, which the new position attends over.
 
-The layers are pre-norm (``x + sublayer(LayerNorm(x))``, Xiong et al.,
-2020), which trains without a learning-rate warm-up.
+The layers are pre-norm by default (``x + sublayer(LayerNorm(x))``,
+Xiong et al., 2020), which trains without a learning-rate warm-up;
+``norm_first=False`` gives the original post-norm layers
+(``LayerNorm(x + sublayer(x))``, Vaswani et al., 2017).
+Dropout (off by default) falls on the embeddings and on every sublayer's
+output before it joins the residual stream, as in the original.
 Positions enter as sinusoids added to the embeddings.
 Masks are boolean with **True = may attend**.
 """
@@ -86,16 +90,30 @@ class TransformerSizes:
             d_model must be divisible by it.
         num_layers: encoder layers and decoder layers (as many of each).
         ff_dim: the hidden size of each layer's feed-forward network.
+        norm_first: pre-norm layers, x + sublayer(norm(x)), with a final
+            layer norm after the last layer; off, the original post-norm
+            layers, norm(x + sublayer(x)), with none.
+        dropout: the probability of zeroing a feature of the embeddings
+            and of every sublayer's output before the residual sum, while
+            training (0: no dropout; inactive in evaluation mode).
+        causal: the decoder's self-attention hides later target
+            positions. Off, every target position sees the whole reference
+            in training: only to show what the mask prevents (chapter 9);
+            search still decodes one token at a time, and so never sees
+            the future.
 
     Raises:
-        ValueError: a size below 1, or a ``d_model`` that is odd or not
-            divisible by ``num_heads``.
+        ValueError: a size below 1, a ``d_model`` that is odd or not
+            divisible by ``num_heads``, or a dropout outside [0, 1).
     """
 
     d_model: int = field(default=64, metadata={"minimum": 2})
     num_heads: int = field(default=4, metadata={"minimum": 1})
     num_layers: int = field(default=2, metadata={"minimum": 1})
     ff_dim: int = field(default=128, metadata={"minimum": 1})
+    norm_first: bool = True
+    dropout: float = field(default=0.0, metadata={"minimum": 0.0})
+    causal: bool = True
 
     kind: ClassVar[str] = "transformer"
     """The kind of model these sizes build, as checkpoints, records and
@@ -113,6 +131,10 @@ class TransformerSizes:
                 "d_model must be even and divisible by num_heads, got "
                 f"d_model={self.d_model} and "
                 f"num_heads={self.num_heads}"
+            )
+        if not self.dropout < 1.0:
+            raise ValueError(
+                f"dropout must be below 1, got {self.dropout!r}"
             )
 
     def sized(
@@ -160,7 +182,7 @@ class TransformerConfig(TransformerSizes):
         default=25, kw_only=True, metadata={"minimum": 1}
     )
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int | float | bool]:
         return asdict(self)
 
 
@@ -170,11 +192,66 @@ def _feed_forward(d_model: int, ff_dim: int) -> nn.Sequential:
     )
 
 
-class EncoderLayer(nn.Module):
-    """Self-attention over the source, then a feed-forward network;
-    each pre-normed with a residual."""
+def _dropout(probability: float) -> nn.Module:
+    # no module at all when off, so that a model without dropout computes
+    # exactly what it computed before dropout existed
+    return nn.Dropout(probability) if probability > 0 else nn.Identity()
 
-    def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
+
+class _ResidualLayer(nn.Module):
+    """What the encoder's and the decoder's layers share: how a sublayer
+    sits in its residual branch with its LayerNorm ``norm``.
+
+    Pre-norm: ``x + dropout(sublayer(norm(x)))``;
+    post-norm: ``norm(x + dropout(sublayer(x)))``.
+    """
+
+    norm_first: bool
+    dropout: nn.Module
+    norm_ff: nn.Module
+    feed_forward: nn.Module
+
+    def sublayer_input(self, norm: nn.Module, states: Tensor) -> Tensor:
+        """What a sublayer reads: the normed states (pre-norm) or the
+        states themselves (post-norm)."""
+        return norm(states) if self.norm_first else states
+
+    def join(
+        self, norm: nn.Module, states: Tensor, sublayer_output: Tensor
+    ) -> Tensor:
+        """Add a sublayer's output to the residual stream ``states``."""
+        joined = states + self.dropout(sublayer_output)
+        return joined if self.norm_first else norm(joined)
+
+    def feed_forward_branch(self, states: Tensor) -> Tensor:
+        read = self.sublayer_input(self.norm_ff, states)
+        return self.join(self.norm_ff, states, self.feed_forward(read))
+
+
+class EncoderLayer(_ResidualLayer):
+    """Self-attention over the source, then a feed-forward network;
+    each in a residual branch with a LayerNorm (pre-norm by default).
+
+    Args:
+        d_model, num_heads, ff_dim: the sizes.
+        norm_first: pre-norm (true) or post-norm (false) residuals.
+        dropout: the dropout on each sublayer's output (0: none).
+
+    Shape:
+        - states: ``(batch, src_len, d_model)``; src_mask: ``(batch,
+          src_len)`` bool, True = may attend; returns ``(batch, src_len,
+          d_model)``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        ff_dim: int,
+        *,
+        norm_first: bool = True,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads)
         self.norm_attn, self.norm_ff = (
@@ -182,23 +259,41 @@ class EncoderLayer(nn.Module):
             nn.LayerNorm(d_model),
         )
         self.feed_forward = _feed_forward(d_model, ff_dim)
+        self.norm_first, self.dropout = norm_first, _dropout(dropout)
 
     def forward(self, states: Tensor, src_mask: Tensor) -> Tensor:
-        normed = self.norm_attn(states)
-        states = states + self.self_attn(normed, normed, mask=src_mask)[0]
-        return states + self.feed_forward(self.norm_ff(states))
+        read = self.sublayer_input(self.norm_attn, states)
+        attended = self.self_attn(read, read, mask=src_mask)[0]
+        states = self.join(self.norm_attn, states, attended)
+        return self.feed_forward_branch(states)
 
 
-class DecoderLayer(nn.Module):
+class DecoderLayer(_ResidualLayer):
     """Causal self-attention, cross-attention over the encoder's states,
-    a feed-forward network.
+    a feed-forward network; each in a residual branch with a LayerNorm
+    (pre-norm by default).
 
     The cross-attention is the seq2seq attention of the recurrent models:
     the decoder's states are the queries, the encoder's states the keys and
     values, the source padding mask its mask.
+
+    Args:
+        d_model, num_heads, ff_dim: the sizes.
+        norm_first: pre-norm (true) or post-norm (false) residuals.
+        dropout: the dropout on each sublayer's output (0: none).
+        causal: hide later positions from the self-attention (true).
     """
 
-    def __init__(self, d_model: int, num_heads: int, ff_dim: int) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        ff_dim: int,
+        *,
+        norm_first: bool = True,
+        dropout: float = 0.0,
+        causal: bool = True,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads)
         self.cross_attn = MultiHeadAttention(d_model, num_heads)
@@ -206,22 +301,35 @@ class DecoderLayer(nn.Module):
             nn.LayerNorm(d_model) for _ in range(3)
         )
         self.feed_forward = _feed_forward(d_model, ff_dim)
+        self.norm_first, self.dropout = norm_first, _dropout(dropout)
+        self.causal = causal
+
+    def _cross_and_feed_forward(
+        self, states: Tensor, memory: TransformerMemory
+    ) -> tuple[Tensor, Tensor]:
+        context, cross_weights = self.cross_attn(
+            self.sublayer_input(self.norm_cross, states),
+            memory.states,
+            mask=memory.mask,
+        )
+        states = self.join(self.norm_cross, states, context)
+        return self.feed_forward_branch(states), cross_weights
 
     def forward(
         self, states: Tensor, memory: TransformerMemory
     ) -> tuple[Tensor, Tensor]:
         """Return the new states and the cross-attention weights ``(batch,
         num_heads, tgt_len, src_len)``."""
-        normed = self.norm_self(states)
-        # (1, tgt_len, tgt_len)
-        no_future = causal_mask(states.size(1), device=states.device)[None]
-        states = states + self.self_attn(normed, normed, mask=no_future)[0]
-        context, cross_weights = self.cross_attn(
-            self.norm_cross(states), memory.states, mask=memory.mask
+        read = self.sublayer_input(self.norm_self, states)
+        # (1, tgt_len, tgt_len); None: every position sees every position
+        no_future = (
+            causal_mask(states.size(1), device=states.device)[None]
+            if self.causal
+            else None
         )
-        states = states + context
-        states = states + self.feed_forward(self.norm_ff(states))
-        return states, cross_weights
+        attended = self.self_attn(read, read, mask=no_future)[0]
+        states = self.join(self.norm_self, states, attended)
+        return self._cross_and_feed_forward(states, memory)
 
     def step(
         self, new_state: Tensor, prefix: Tensor, memory: TransformerMemory
@@ -234,17 +342,10 @@ class DecoderLayer(nn.Module):
         all of them. Returns the new output state and the cross-attention
         weights ``(batch, num_heads, 1, src_len)``.
         """
-        normed_prefix = self.norm_self(prefix)
-        states = (
-            new_state
-            + self.self_attn(normed_prefix[:, -1:], normed_prefix)[0]
-        )
-        context, cross_weights = self.cross_attn(
-            self.norm_cross(states), memory.states, mask=memory.mask
-        )
-        states = states + context
-        states = states + self.feed_forward(self.norm_ff(states))
-        return states, cross_weights
+        read = self.sublayer_input(self.norm_self, prefix)
+        attended = self.self_attn(read[:, -1:], read)[0]
+        states = self.join(self.norm_self, new_state, attended)
+        return self._cross_and_feed_forward(states, memory)
 
 
 @dataclass
@@ -273,7 +374,9 @@ class _Embed(nn.Module):
     """Token embeddings of size about 1 per feature (the positions' size)
     plus sinusoidal positions."""
 
-    def __init__(self, vocab_size: int, d_model: int) -> None:
+    def __init__(
+        self, vocab_size: int, d_model: int, dropout: float = 0.0
+    ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(
             vocab_size, d_model, padding_idx=Vocab.pad_id
@@ -283,6 +386,7 @@ class _Embed(nn.Module):
         # the position codes, not 8 times larger
         nn.init.zeros_(self.embedding.weight[Vocab.pad_id])
         self.scale = math.sqrt(d_model)
+        self.dropout = _dropout(dropout)
 
     def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
         """Embed ``tokens`` ``(batch, len)`` standing at positions
@@ -293,21 +397,37 @@ class _Embed(nn.Module):
         positions = sinusoidal_positions(
             length, embedded.size(-1), device=tokens.device
         )[start:]
-        return embedded + positions.to(embedded.dtype)
+        return self.dropout(embedded + positions.to(embedded.dtype))
+
+
+def _final_norm(config: TransformerConfig) -> nn.Module:
+    # pre-norm layers leave the residual stream un-normed
+    if config.norm_first:
+        return nn.LayerNorm(config.d_model)
+    return nn.Identity()
 
 
 class TransformerEncoder(nn.Module):
     """Embeddings with positions, ``num_layers`` :class:`EncoderLayer`,
-    a final LayerNorm."""
+    a final LayerNorm (pre-norm layers only: a post-norm layer ends with
+    its own)."""
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        self.embed = _Embed(config.src_vocab_size, config.d_model)
+        self.embed = _Embed(
+            config.src_vocab_size, config.d_model, config.dropout
+        )
         self.layers = nn.ModuleList(
-            EncoderLayer(config.d_model, config.num_heads, config.ff_dim)
+            EncoderLayer(
+                config.d_model,
+                config.num_heads,
+                config.ff_dim,
+                norm_first=config.norm_first,
+                dropout=config.dropout,
+            )
             for _ in range(config.num_layers)
         )
-        self.norm = nn.LayerNorm(config.d_model)
+        self.norm = _final_norm(config)
 
     def forward(self, src: Tensor, src_mask: Tensor) -> Tensor:
         if bool((src_mask.sum(dim=1) == 0).any()):
@@ -333,12 +453,21 @@ class TransformerDecoder(nn.Module):
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
-        self.embed = _Embed(config.tgt_vocab_size, config.d_model)
+        self.embed = _Embed(
+            config.tgt_vocab_size, config.d_model, config.dropout
+        )
         self.layers = nn.ModuleList(
-            DecoderLayer(config.d_model, config.num_heads, config.ff_dim)
+            DecoderLayer(
+                config.d_model,
+                config.num_heads,
+                config.ff_dim,
+                norm_first=config.norm_first,
+                dropout=config.dropout,
+                causal=config.causal,
+            )
             for _ in range(config.num_layers)
         )
-        self.norm = nn.LayerNorm(config.d_model)
+        self.norm = _final_norm(config)
         self.out = nn.Linear(config.d_model, config.tgt_vocab_size)
 
     def forward(
