@@ -205,6 +205,18 @@ def test_translate_without_a_checkpoint_uses_the_shipped_translator():
     assert printed == expected
 
 
+@pytest.mark.parametrize("choice", [{"norm_first": False}, {"causal": False}])
+def test_a_transformer_the_page_cannot_run_is_refused_with_a_clear_error(choice, tmp_path):
+    from attnbook.nmt import Transformer, TransformerConfig, Translator, Vocab
+
+    vocab = Vocab(["a", "b"])
+    config = TransformerConfig(
+        len(vocab), len(vocab), d_model=8, num_heads=2, ff_dim=16, num_layers=1, **choice
+    )
+    with pytest.raises(ValueError, match="pre-norm Transformers with a causal decoder"):
+        export_translator(Translator(Transformer(config).eval(), vocab, vocab), tmp_path / "m.js")
+
+
 def test_a_model_over_pieces_is_refused_with_a_clear_error(tiny_translator, tmp_path):
     from dataclasses import replace
 

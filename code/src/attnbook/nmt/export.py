@@ -177,7 +177,8 @@ def export_translator(
 
     Raises:
         ValueError: the model is neither a Bahdanau seq2seq nor a
-            Transformer over whole words, or ``quantization`` is not
+            pre-norm, causal Transformer over whole words, or
+            ``quantization`` is not
             one of :data:`QUANTIZATIONS`.
     """
     if translator.tokenizer.pieces:
@@ -197,6 +198,15 @@ def export_translator(
         raise ValueError(
             "translator: only Bahdanau's seq2seq can be exported for the "
             f"page, got attention={config.attention!r}"
+        )
+    if isinstance(model, Transformer) and not (
+        config.norm_first and config.causal
+    ):
+        raise ValueError(
+            "translator: the page runs pre-norm Transformers with a "
+            "causal decoder (norm_first=True, causal=True, the defaults), "
+            "got "
+            f"norm_first={config.norm_first}, causal={config.causal}"
         )
     if quantization not in QUANTIZATIONS:
         raise ValueError(
