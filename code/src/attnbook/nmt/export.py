@@ -193,21 +193,21 @@ def export_translator(
             "attention or a Transformer can be exported for the page, got "
             f"a {type(model).__name__}"
         )
-    config = model.config
-    if isinstance(model, Seq2Seq) and config.attention != "bahdanau":
+    if isinstance(model, Seq2Seq) and model.config.attention != "bahdanau":
         raise ValueError(
             "translator: only Bahdanau's seq2seq can be exported for the "
-            f"page, got attention={config.attention!r}"
+            f"page, got attention={model.config.attention!r}"
         )
     if isinstance(model, Transformer) and not (
-        config.norm_first and config.causal
+        model.config.norm_first and model.config.causal
     ):
         raise ValueError(
             "translator: the page runs pre-norm Transformers with a "
             "causal decoder (norm_first=True, causal=True, the defaults), "
-            "got "
-            f"norm_first={config.norm_first}, causal={config.causal}"
+            f"got norm_first={model.config.norm_first}, "
+            f"causal={model.config.causal}"
         )
+    config = model.config
     if quantization not in QUANTIZATIONS:
         raise ValueError(
             f"quantization must be one of {QUANTIZATIONS}, got "
