@@ -20,6 +20,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -1100,9 +1101,32 @@ def transformer_layers(theme: Theme = LIGHT) -> Figure:
 
 def alt_text(draw: Diagram) -> str:
     """A diagram's alternative text: the first paragraph of its function's
-    docstring, on one line."""
+    docstring, on one line, with its symbols as a screen reader should say
+    them (:func:`spoken`)."""
     doc = draw.__doc__ or ""
-    return " ".join(doc.strip().split("\n\n")[0].split())
+    return spoken(" ".join(doc.strip().split("\n\n")[0].split()))
+
+
+def spoken(text: str) -> str:
+    """The docstrings' plain-text symbols in words: ``s_(i-1)`` as
+    "s sub i minus 1", ``alpha_ij`` as "alpha sub i j", ``f_dec`` as
+    "f sub dec", so that a screen reader does not spell out underscores and
+    brackets.
+
+    >>> spoken("s_(i-1) and alpha_ij give c_i through f_dec.")
+    's sub i minus 1 and alpha sub i j give c sub i through f sub dec.'
+    """
+
+    def subscript(match: re.Match[str]) -> str:
+        index = match.group(2) or match.group(3)
+        if match.group(3) and len(index) == 2:  # two indices: i j
+            index = " ".join(index)
+        index = index.replace("-", " minus ").replace("+", " plus ")
+        return f"{match.group(1)} sub {' '.join(index.split())}"
+
+    return re.sub(
+        r"\b(\w+?)_(?:\(([^)]*)\)|([A-Za-z0-9]+))", subscript, text
+    )
 
 
 PNG_COLOURS = 64
