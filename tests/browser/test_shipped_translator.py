@@ -115,14 +115,22 @@ def test_the_pages_detokeniser_passes_the_shared_table(chapter):
 
 @pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "Do it again.", "I'm a zorblax."])
 def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chapter, shipped, sentence):
-    shown = translate(chapter, sentence, 1)
+    """At the beam both start with, the command line's default and the box's first choice."""
+    from attnbook.cli.translate import DEFAULT_BEAM
+
+    data = chapter.tab.evaluate(
+        "() => JSON.parse(document.querySelector('.attn-translator > script.aw-data').textContent)"
+    )
+    assert data["beam"] == DEFAULT_BEAM  # the box starts with the command line's beam
+    shown = translate(chapter, sentence, DEFAULT_BEAM)
     printed = subprocess.run(
         [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", sentence],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()[0]
-    assert shown["status"] == "done" and printed == shown["output"] == shipped[0].translate(sentence)
+    expected = shipped[0].translate(sentence, beam_size=DEFAULT_BEAM)
+    assert shown["status"] == "done" and printed == shown["output"] == expected
 
 
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(chapter, capsys):
