@@ -57,6 +57,7 @@ from typing import Any
 import torch
 
 from attnbook.core.records import (
+    Environment,
     Record,
     environment,
     package_path,
@@ -417,6 +418,24 @@ def shipped_longest_source() -> int:
     return max(len(pair.source) for pair in split.train)
 
 
+def _run_info(
+    trained_by: str, where: Environment, config: RealConfig, steps: int
+) -> dict[str, Any]:
+    """What a shipped Tatoeba translator's weights file says of the run
+    that trained it: its writer, date, torch, Python, machine, one thread,
+    epochs and steps."""
+    return {
+        "trained_by": trained_by,
+        "recorded": where.date[:10],
+        "torch": where.torch,
+        "python": platform.python_version(),
+        "machine": f"{where.cpu_count} CPU cores, {platform.machine()}",
+        "threads": 1,
+        "epochs": config.train.max_epochs,
+        "steps": steps,
+    }
+
+
 SHIPPED_NAME = "Tatoeba English-French (Bahdanau attention)"
 """The shipped Tatoeba translator's name, as its page shows it."""
 
@@ -456,14 +475,12 @@ def write_tatoeba_translator(
     where = environment(torch.device("cpu"), threads=1)
     scores = experiment.evaluation.to_dict()
     info: dict[str, Any] = {
-        "trained_by": "attnbook.studies.write_tatoeba_translator",
-        "recorded": where.date[:10],
-        "torch": where.torch,
-        "python": platform.python_version(),
-        "machine": f"{where.cpu_count} CPU cores, {platform.machine()}",
-        "threads": 1,
-        "epochs": config.train.max_epochs,
-        "steps": experiment.training.steps,
+        **_run_info(
+            "attnbook.studies.write_tatoeba_translator",
+            where,
+            config,
+            experiment.training.steps,
+        ),
         "held_out": {
             key: scores[key] for key in ("bleu", "chrf", "exact_match")
         },
@@ -616,16 +633,12 @@ def write_tatoeba_transformer(
         )
         where = environment(torch.device("cpu"), threads=1)
         info: dict[str, Any] = {
-            "trained_by": TRANSFORMER_WRITER,
-            "recorded": where.date[:10],
-            "torch": where.torch,
-            "python": platform.python_version(),
-            "machine": (
-                f"{where.cpu_count} CPU cores, {platform.machine()}"
+            **_run_info(
+                TRANSFORMER_WRITER,
+                where,
+                config,
+                experiment.training.steps,
             ),
-            "threads": 1,
-            "epochs": config.train.max_epochs,
-            "steps": experiment.training.steps,
             "train": asdict(config.train),
             "beam_size": config.beam_size,
         }
