@@ -24,10 +24,10 @@ from test_translator import first_step_margin, translate
 from test_widget_harness import FileBook, browser  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
-from attnbook.nmt import beam_search, load_tatoeba, shipped_export, shipped_path, split_by_english
+from attnbook.nmt import beam_search, shipped_export
 from attnbook.nmt.corpus import tokenize_english
 from attnbook.nmt.search import greedy_decode
-from attnbook.studies import RealConfig
+from attnbook.studies.shipped import shipped_split
 
 N_SENTENCES = 50
 
@@ -35,14 +35,7 @@ N_SENTENCES = 50
 @pytest.fixture(scope="module")
 def shipped():
     """The shipped translator in PyTorch, and 50 held-out English sentences as a reader would type them."""
-    data = RealConfig().data
-    split = split_by_english(
-        load_tatoeba(shipped_path()).pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
-    )
-    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in split.test))[:N_SENTENCES]
+    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in shipped_split().test))[:N_SENTENCES]
     assert len(sentences) == N_SENTENCES
     return shipped_export().to_translator(), sentences
 

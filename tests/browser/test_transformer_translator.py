@@ -32,11 +32,11 @@ from test_widgets import WidgetPage
 
 from attnbook.book import translator_widget
 from attnbook.core.records import package_path
-from attnbook.nmt import beam_search, load_tatoeba, shipped_export, shipped_path, split_by_english
+from attnbook.nmt import beam_search, shipped_export
 from attnbook.nmt.corpus import tokenize_english
 from attnbook.nmt.export import SHIPPED_TRANSFORMER
 from attnbook.nmt.search import greedy_decode
-from attnbook.studies import RealConfig
+from attnbook.studies.shipped import shipped_split
 
 N_SENTENCES = 50
 BOX = "aw-transformer-translator"
@@ -45,14 +45,7 @@ BOX = "aw-transformer-translator"
 @pytest.fixture(scope="module")
 def shipped():
     """The shipped Transformer in PyTorch, and 50 held-out English sentences as a reader would type them."""
-    data = RealConfig().data
-    split = split_by_english(
-        load_tatoeba(shipped_path()).pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
-    )
-    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in split.test))[:N_SENTENCES]
+    sentences = list(dict.fromkeys(" ".join(pair.source) for pair in shipped_split().test))[:N_SENTENCES]
     assert len(sentences) == N_SENTENCES
     exported = shipped_export(SHIPPED_TRANSFORMER)
     assert exported.kind == "transformer"

@@ -76,7 +76,7 @@ from attnbook.nmt.export import (
     shipped_export,
 )
 from attnbook.nmt.heldout import evaluate_real
-from attnbook.nmt.split import split_by_english
+from attnbook.nmt.split import EnglishSplit, split_by_english
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -403,19 +403,25 @@ class ShippedRun(Record):
         )
 
 
-@cache
-def shipped_longest_source() -> int:
-    """The most tokens of an English sentence the shipped Tatoeba
-    translator was trained on: a longer sentence is one it never met, and
-    the command line and the page say so."""
+def shipped_split() -> EnglishSplit:
+    """The shipped pairs split as the command line's default run splits
+    them (:class:`~attnbook.studies.realdata.RealConfig`'s data): the
+    split the shipped Tatoeba translators were trained and scored on."""
     data = RealConfig().data
-    split = split_by_english(
+    return split_by_english(
         load_tatoeba(shipped_path()).pairs,
         test_fraction=data.test_fraction,
         val_fraction=data.val_fraction,
         seed=data.split_seed,
     )
-    return max(len(pair.source) for pair in split.train)
+
+
+@cache
+def shipped_longest_source() -> int:
+    """The most tokens of an English sentence the shipped Tatoeba
+    translators were trained on: a longer sentence is one they never met,
+    and the command line and the page say so."""
+    return max(len(pair.source) for pair in shipped_split().train)
 
 
 def _run_info(
