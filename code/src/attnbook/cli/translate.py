@@ -146,8 +146,9 @@ def add_translate_command(commands: SubCommands) -> None:
         choices=UNKNOWN_CHOICES,
         default=UNKNOWN_DEFAULT,
         help="where the model writes <unk>: copy the most attended "
-        "English token, as the book's pages do, or keep <unk> "
-        "(default: %(default)s)",
+        "English word where it is a name or a number the model could not "
+        "read, and leave the <unk> out elsewhere, as the book's pages do; "
+        "or keep <unk> (default: %(default)s)",
     )
     parser.add_argument(
         "--plot",
@@ -264,8 +265,9 @@ def translate_tokens(
     ``attention``), with the attention ``table`` as a tensor beside it.
 
     ``tokens`` holds what the model wrote, ``<unk>`` included;
-    ``translation`` is its text, each ``<unk>`` copied from the English
-    token attended most where ``unknown="copy"``."""
+    ``translation`` is its text, where ``unknown="copy"`` with each
+    ``<unk>`` replaced or left out by
+    :func:`~attnbook.nmt.text.replace_unknown`'s rule."""
     if not tokens:
         return _record(translator, tokens, [], None, unknown=unknown)
     result = translator.translation(
