@@ -72,12 +72,13 @@ unit:
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
 # math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
-# BROWSER_WORKERS processes (pytest-xdist), each with its own Chromium; a test file stays on one worker
-# (--dist loadscope), so that its pages and translations are made once.
+# BROWSER_WORKERS processes (pytest-xdist), each with its own Chromium; a test file stays on one worker,
+# except that the files checking every page spread their pages over the workers (the groups of
+# tests/browser/conftest.py's scheduler), so that each page and translation is made once.
 BROWSER_WORKERS ?= 3
 browser:
 	@tools/install_browser.sh
-	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --dist loadscope --durations=10
+	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --durations=10
 
 # Only the test that every listing fits the page's code column without scrolling sideways (part of
 # `make browser`): ruff keeps code/ and chapters/ to 75 characters, and every code column, a folded

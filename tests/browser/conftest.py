@@ -2,10 +2,13 @@
 network, and one visit per page whose findings every test reads.
 
 Run after the build (`make browser`, which `make test` calls last):
-    .venv/bin/python -m pytest tests/browser -n 2 --dist loadscope
-With pytest-xdist each worker is its own process with its own Chromium, HTTP server and pages; a test
-module stays on one worker (--dist loadscope), so its module fixtures and caches are made once. Each
-worker writes the pages it visited to _build/screenshots/visits/, and the run's summary reads them all.
+    .venv/bin/python -m pytest tests/browser -n 3
+With pytest-xdist each worker is its own process with its own Chromium, HTTP server and pages. A group
+of tests stays on one worker (pytest_xdist_make_scheduler below): a test module is one group, so that
+its module fixtures and caches are made once, except the modules that check every page one page at a
+time (PER_PAGE), whose tests of one page form a group, so that their pages spread over the workers
+instead of queueing on one. Each worker writes
+the pages it visited to _build/screenshots/visits/, and the run's summary reads them all.
 The main run (`pytest tests chapters`) does not collect this folder (pytest.ini's norecursedirs).
 
 Chromium is Debian's /usr/bin/chromium (tools/install_browser.sh installs it), driven by
@@ -65,6 +68,51 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+# The modules whose tests take one page each (their parameter ``page``: a page of the book, or in
+# test_transformer_translator the harness or the chapter), with no state shared between pages.
+PER_PAGE = {"test_accessibility", "test_contrast", "test_pages", "test_transformer_translator"}
+
+# The longest groups (each translates 50 sentences or measures every page in one fixture) go first, so
+# that no worker starts one of them while the others are finishing.
+LONGEST_FIRST = ["test_transformer_translator", "test_shipped_translator", "test_listings", "test_translator"]
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item) -> int:
+        module = item.path.stem
+        return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: a module's tests keep their order
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test is scheduled in: its file, or in a PER_PAGE file its file and its page (the
+    first part of its parameters' id, which no page name splits: ``chapters/03_luong-dark``).
+
+    >>> group_of("tests/browser/test_contrast.py::test_x[chapters/03_luong-dark]")
+    'tests/browser/test_contrast.py::chapters/03_luong'
+    >>> group_of("tests/browser/test_listings.py::test_y[intro]")
+    'tests/browser/test_listings.py'
+    """
+    file, _, test = nodeid.partition("::")
+    if Path(file).stem in PER_PAGE and test.endswith("]") and "[" in test:
+        return f"{file}::{test[test.index('[') + 1 : -1].split('-')[0]}"
+    return file
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's loadscope with group_of's groups: a group stays on one worker. (Its own
+    ``--dist loadgroup`` cannot be used: it marks a test's group by renaming the test, which pytest 9
+    no longer lets a plugin do.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return ByGroup(config, log)
 
 
 VISITS_DIR = SCREENSHOT_DIR / "visits"  # one file per process: the pages it visited
