@@ -109,3 +109,20 @@ def test_bleu_scale_draws_published_ranges_unlike_the_books_bars():
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
     assert any("every reference" in t for t in legend)
     assert any("range over models" in t for t in legend)
+
+
+def test_bleu_scale_shows_every_budget_and_its_legend_covers_no_note():
+    from attnbook.book import ScaleEntry, bleu_scale_figure
+
+    entries = [
+        ScaleEntry(f"model {i}", 5.0 + 9 * i, 8.0 + 9 * i, note="a test set", budget=f"{i} epochs")
+        for i in range(10)
+    ]
+    ax = bleu_scale_figure([*entries, ScaleEntry("theirs", 47.0, 50.0, group="published", budget="1M pairs")])
+    notes = [text for text in ax.texts]
+    assert len(notes) == 11
+    assert all(text.get_text().endswith(("epochs", "1M pairs")) for text in notes)
+    assert any(text.get_text() == "5.0-8.0  a test set; 0 epochs" for text in notes)
+    renderer = ax.figure.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(legend.overlaps(text.get_window_extent(renderer)) for text in notes)

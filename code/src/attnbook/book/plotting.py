@@ -200,6 +200,8 @@ class ScaleEntry:
         group: ``"book"`` for the book's own models, anything else (e.g.
             ``"published"``) for others'.
         note: the test set and what kind of BLEU, shown beside the bar.
+        budget: what the model was trained on and for how long (pairs,
+            epochs, search, time), shown after the note.
     """
 
     label: str
@@ -207,6 +209,7 @@ class ScaleEntry:
     high: float
     group: str = "book"
     note: str = ""
+    budget: str = ""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.low <= self.high <= 100.0:
@@ -227,7 +230,8 @@ def bleu_scale_figure(
     thick bars with a dot at each end, in one colour; the others (a range
     over the models or test sets their source reports) thin lines with a
     tick at each end, in a second colour, so that the two kinds of range
-    do not look alike. Each carries its note.
+    do not look alike. Each carries its note and its budget; the legend
+    stands above the axes, where it covers none of them.
 
     Args:
         entries: the scores to place (any number: a model added later is
@@ -269,8 +273,9 @@ def bleu_scale_figure(
             if entry.low == entry.high
             else f"{entry.low:.1f}-{entry.high:.1f}"
         )
+        said = "; ".join(part for part in (entry.note, entry.budget) if part)
         ax.annotate(
-            f"{text}  {entry.note}".rstrip(),
+            f"{text}  {said}".rstrip(),
             (entry.high, row),
             xytext=(8, 0),
             textcoords="offset points",
@@ -300,5 +305,12 @@ def bleu_scale_figure(
             label="published: range over models or test sets",
         ),
     ]
-    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    ax.legend(
+        handles=handles,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=2,
+        fontsize=8,
+        frameon=False,
+    )
     return ax
