@@ -78,7 +78,7 @@ unit:
 BROWSER_WORKERS ?= 3
 browser:
 	@tools/install_browser.sh
-	$(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --durations=10
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest tests/browser -n $(BROWSER_WORKERS) --durations=10
 
 # Only the test that every listing fits the page's code column without scrolling sideways (part of
 # `make browser`): ruff keeps code/ and chapters/ to 75 characters, and every code column, a folded

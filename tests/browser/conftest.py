@@ -29,10 +29,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import torch
 from book_browser import CHROMIUM, CHROMIUM_ARGS, HTML_DIR, SCREENSHOT_DIR, Book, PageVisit, QuietHandler
 from book_config import REPO_ROOT
 
 _START = time.perf_counter()  # for the summary at the end
+
+# PyTorch on one thread in every worker: its searches here run on tiny matrices, and beside Chromium and
+# the other workers a second thread spent most of its time waiting for a core (a beam search over 50
+# sentences took 49 s with two threads on a busy machine, and 7.5 s with one).
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +108,7 @@ def group_of(nodeid: str) -> str:
     return file
 
 
+@pytest.hookimpl(optionalhook=True)  # a run without pytest-xdist has no such hook
 def pytest_xdist_make_scheduler(config, log):
     """pytest-xdist's loadscope with group_of's groups: a group stays on one worker. (Its own
     ``--dist loadgroup`` cannot be used: it marks a test's group by renaming the test, which pytest 9

@@ -64,7 +64,9 @@ def page(browser, toy, tmp_path_factory):  # noqa: F811
 def translate(page, text: str, beam: int) -> dict:
     root = page.tab.query_selector(".attn-translator")
     source = root.query_selector("[data-role=source]")
-    root.query_selector("[data-role=beam]").select_option(str(beam))
+    choice = root.query_selector("[data-role=beam]")
+    if choice.input_value() != str(beam):  # a new beam translates the box's old text again
+        choice.select_option(str(beam))
     done = int(root.get_attribute("data-done") or 0)
     source.fill(text)
     started = time.perf_counter()
