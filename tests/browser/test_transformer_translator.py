@@ -15,28 +15,25 @@ of ten words is printed (never asserted on one run).
 
 from __future__ import annotations
 
-import json
 import shutil
 import statistics
 import subprocess
 import sys
-from functools import partial
 
 import pytest
 import torch
 from axe import audit, describe, failing
 from book_browser import HTML_DIR
 from test_keyboard import ACTIVE_JS, TAB_FROM_JS, assert_focus_ring
-from test_translator import first_step_margin, translate
+from test_translator import compare_with_pytorch, matrix_weights, translate
 from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
 from attnbook.book import translator_widget
 from attnbook.core.records import package_path
-from attnbook.nmt import beam_search, shipped_export
+from attnbook.nmt import shipped_export
 from attnbook.nmt.corpus import tokenize_english
 from attnbook.nmt.export import SHIPPED_TRANSFORMER
-from attnbook.nmt.search import greedy_decode
 from attnbook.studies.shipped import shipped_split
 
 N_SENTENCES = 50
@@ -92,11 +89,6 @@ def page(request):
     return found
 
 
-def matrix_weights(page) -> torch.Tensor:
-    matrix = page.tab.query_selector(".attn-translator .attention-widget[data-kind=matrix]")
-    return torch.tensor(json.loads(matrix.query_selector("script.aw-data").text_content())["weights"])
-
-
 def test_the_box_loads_the_transformer_only_on_focus(page):
     root = page.tab.query_selector(".attn-translator")
     assert root is not None and root.query_selector("[data-role=head]") is not None
@@ -114,34 +106,13 @@ def test_the_box_loads_the_transformer_only_on_focus(page):
 @pytest.mark.parametrize("beam", [1, 4])
 def test_the_page_translates_held_out_sentences_as_pytorch(page, shipped, beam, capsys):
     translator, sentences = shipped
-    sentences = sentences[: page.held_out]
-    model = translator.model
-    agree = same_text = 0
-    for sentence in sentences:
-        shown = translate(page, sentence, beam)
-        printed = translator.translate(sentence, beam_size=beam)
-        src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
-        search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
-        (expected,) = search(model, src, src != 0)
-        expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
-        if shown["ids"] == expected_ids:
-            agree += 1
-            same_text += shown["output"] == printed
-            # the same tokens: the same attention the search kept
-            assert torch.allclose(matrix_weights(page).double(), expected.weights.double(), atol=1e-5)
-        elif beam == 1:  # a disagreement must be a near tie between two words (float64 page, float32 torch)
-            k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
-            margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
-            assert margin < 1e-5, (
-                f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
-            )
+    found = compare_with_pytorch(page, translator, sentences[: page.held_out], beam, weights=True)
     with capsys.disabled():
         print(
-            f"\nshipped Transformer, beam {beam}: {agree} of {len(sentences)} held-out translations equal "
-            f"PyTorch's, {same_text} of them print the same text"
+            f"\nshipped Transformer, beam {beam}: {found.agree} of {found.sentences} held-out translations "
+            f"equal PyTorch's, {found.same_text} of them print the same text"
         )
-    assert agree >= 0.96 * len(sentences), f"{agree} of {len(sentences)} equal PyTorch's (beam {beam})"
-    assert same_text == agree
+    assert found.same_text == found.agree
     assert not page.errors, page.errors
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from functools import partial
 
 import pytest
@@ -110,28 +111,57 @@ def first_step_margin(model, src: torch.Tensor, prefix: list[int], a: int, b: in
     raise AssertionError("unreachable")
 
 
-@pytest.mark.parametrize("beam", [1, 4])
-def test_page_translates_held_out_sentences_as_pytorch(page, toy, beam):
-    """All but near ties: the page computes in float64, PyTorch in float32, so two words whose scores
-    differ by less than float32's rounding can swap; each greedy disagreement must be such a tie."""
-    model = page.exported.model
-    agree = 0
-    for sentence in toy[1]:
+def matrix_weights(page) -> torch.Tensor:
+    """The weights the box's attention matrix draws."""
+    matrix = page.tab.query_selector(".attn-translator .attention-widget[data-kind=matrix]")
+    return torch.tensor(json.loads(matrix.query_selector("script.aw-data").text_content())["weights"])
+
+
+@dataclass
+class AgainstPytorch:
+    """How many of ``sentences`` translations the page wrote with PyTorch's tokens, and how many of
+    those also print PyTorch's text."""
+
+    sentences: int
+    agree: int = 0
+    same_text: int = 0
+
+
+def compare_with_pytorch(page, translator: Translator, sentences: list[str], beam: int, weights=False):
+    """Each sentence translated in the page's box and by PyTorch's search with the same weights. The
+    same tokens count as agreeing (and ``weights``: the matrix then draws the weights that search
+    kept); a greedy disagreement must be a near tie between two words, as the page computes in float64
+    and PyTorch in float32, so that two words whose scores differ by less than float32's rounding can
+    swap."""
+    model = translator.model
+    found = AgainstPytorch(len(sentences))
+    for sentence in sentences:
         shown = translate(page, sentence, beam)
-        src = torch.tensor([page.exported.src_vocab.encode(tokenize_english(sentence))])
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(sentence))])
         search = greedy_decode if beam == 1 else partial(beam_search, beam_size=beam)
         (expected,) = search(model, src, src != 0)
         expected_ids = [*expected.ids, 2] if expected.finished else expected.ids
         if shown["ids"] == expected_ids:
-            agree += 1
+            found.agree += 1
+            found.same_text += shown["output"] == translator.translate(sentence, beam_size=beam)
+            if weights:
+                assert torch.allclose(matrix_weights(page).double(), expected.weights.double(), atol=1e-5)
         elif beam == 1:
             k = next(i for i, (x, y) in enumerate(zip(shown["ids"], expected_ids, strict=False)) if x != y)
             margin = first_step_margin(model, src, expected_ids[:k], shown["ids"][k], expected_ids[k])
             assert margin < 1e-5, (
                 f"{sentence!r}: the page differs from PyTorch at step {k + 1} by {margin:.2e}"
             )
-    print(f"\nbeam {beam}: {agree} of {len(toy[1])} translations equal PyTorch's")
-    assert agree >= 0.96 * len(toy[1]), f"{agree} of {len(toy[1])} translations equal PyTorch's (beam {beam})"
+    assert found.agree >= 0.96 * found.sentences, (
+        f"{found.agree} of {found.sentences} translations equal PyTorch's (beam {beam})"
+    )
+    return found
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_page_translates_held_out_sentences_as_pytorch(page, toy, beam):
+    found = compare_with_pytorch(page, page.exported, toy[1], beam)
+    print(f"\nbeam {beam}: {found.agree} of {found.sentences} translations equal PyTorch's")
     assert not page.errors, page.errors
 
 
