@@ -273,7 +273,7 @@ def bleu_scale_figure(
             if entry.low == entry.high
             else f"{entry.low:.1f}-{entry.high:.1f}"
         )
-        said = "; ".join(part for part in (entry.note, entry.budget) if part)
+        said = "; ".join(p for p in (entry.note, entry.budget) if p)
         ax.annotate(
             f"{text}  {said}".rstrip(),
             (entry.high, row),
