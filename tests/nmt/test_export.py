@@ -259,6 +259,30 @@ def test_a_float32_transformer_export_translates_as_the_original(tiny_translator
         assert copy.translation(pair.source).target == translator.translation(pair.source).target
 
 
+def test_a_tied_transformer_exports_its_output_weight_as_usual_and_translates_as_the_original(
+    node, tiny_translator, toy_splits, tmp_path
+):
+    translator = tiny_translator(attention="transformer", seed=2, tie_embeddings=True)
+    model = translator.model
+    assert model.decoder.out.weight is model.decoder.embed.embedding.weight
+    path = export_translator(translator, tmp_path / "tied.js", quantization="float32")
+    exported = read_export(path)
+    # the output weight is written as usual: the page reads it under its own name
+    torch.testing.assert_close(
+        exported.state_dict["decoder.out.weight"], exported.state_dict["decoder.embed.embedding.weight"]
+    )
+    copy = exported.to_translator()
+    assert copy.model.config.tie_embeddings
+    for pair in toy_splits.test[:10]:
+        assert copy.translation(pair.source).target == translator.translation(pair.source).target
+    sentences = [" ".join(p.source) for p in toy_splits.test[:4]]
+    for got in run_transformer_node(node, tmp_path, path, sentences):
+        src = torch.tensor([translator.src_vocab.encode(tokenize_english(got["text"]))])
+        search = greedy_decode if got["beam"] == 1 else partial(beam_search, beam_size=got["beam"])
+        (expected,) = search(model.eval(), src, src != 0)
+        assert got["ids"] == expected.ids, (got["text"], got["beam"])
+
+
 def test_an_export_of_an_unknown_kind_gives_a_clear_error(tiny_translator, tmp_path):
     path = export_translator(tiny_translator(), tmp_path / "m.js")
     path.write_text(path.read_text().replace('"kind":"seq2seq"', '"kind":"lstm"'))

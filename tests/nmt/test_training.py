@@ -1,7 +1,7 @@
 """The loss and the training loop."""
 
 import math
-from dataclasses import astuple
+from dataclasses import astuple, replace
 
 import pytest
 import torch
@@ -400,3 +400,107 @@ def test_train_takes_the_warmup_rates(toy_splits, tiny_translator, learning_rate
     config = TrainConfig(max_epochs=1, batch_size=32, lr=1e-2, eval_every=100, patience=100, warmup_steps=4)
     train(tiny_translator(), toy_splits.train, toy_splits.val, config, progress=False)
     assert learning_rates[:5] == pytest.approx([2.5e-3, 5e-3, 7.5e-3, 1e-2, 1e-2])
+
+
+@pytest.fixture
+def sources_seen(monkeypatch):
+    """Every source batch a model's forward reads during the test, with whether it was in training mode."""
+    from attnbook.nmt.seq2seq import Seq2Seq
+
+    seen = []
+    original_forward = Seq2Seq.forward
+
+    def recording_forward(self, src, *args, **kwargs):
+        seen.append((self.training, src.clone()))
+        return original_forward(self, src, *args, **kwargs)
+
+    monkeypatch.setattr(Seq2Seq, "forward", recording_forward)
+    return seen
+
+
+def _training_sources(translator, pairs, config):
+    import random
+
+    order = random.Random(config.seed)
+    return [
+        batch.src
+        for _ in range(config.max_epochs)
+        for batch in translator.batches(pairs, config.batch_size, shuffle=True, generator=order)
+    ]
+
+
+def test_no_word_dropout_feeds_the_batches_unchanged_and_draws_nothing(
+    toy_splits, tiny_translator, sources_seen
+):
+    translator = tiny_translator()
+    config = TrainConfig(max_epochs=1, batch_size=32, eval_every=100, patience=100)
+    torch.manual_seed(11)
+    train(translator, toy_splits.train, toy_splits.val, config, progress=False)
+    after = torch.rand(1)
+    trained = [src for training, src in sources_seen if training]
+    expected = _training_sources(translator, toy_splits.train, config)
+    assert len(trained) == len(expected)
+    assert all(torch.equal(seen, batch) for seen, batch in zip(trained, expected, strict=True))
+    # a word dropout of 0 draws no number: the global stream is where a plain run leaves it
+    translator = tiny_translator()
+    torch.manual_seed(11)
+    train(translator, toy_splits.train, toy_splits.val, replace(config, word_dropout=0.0), progress=False)
+    assert torch.equal(torch.rand(1), after)
+
+
+def test_word_dropout_of_one_turns_every_source_word_into_unk_but_never_in_validation(
+    toy_splits, tiny_translator, sources_seen
+):
+    from attnbook.nmt.data import Vocab
+
+    translator = tiny_translator()
+    config = TrainConfig(max_epochs=1, batch_size=32, eval_every=100, patience=100, word_dropout=1.0)
+    result = train(translator, toy_splits.train, toy_splits.val, config, progress=False)
+    trained = [src for training, src in sources_seen if training]
+    validated = [src for training, src in sources_seen if not training]
+    expected = _training_sources(translator, toy_splits.train, config)
+    for seen, batch in zip(trained, expected, strict=True):
+        words = batch >= 4  # the ids after <pad>, <sos>, <eos> and <unk>
+        assert (seen[words] == Vocab.unk_id).all() and torch.equal(seen[~words], batch[~words])
+    whole = [batch.src for batch in translator.batches(toy_splits.val, 256)]
+    every_validation = whole * len(result.val_history)
+    assert all(torch.equal(seen, batch) for seen, batch in zip(validated, every_validation, strict=True))
+
+
+def test_word_dropout_drops_about_its_share_of_the_words_and_is_refused_above_one():
+    from attnbook.nmt.training import drop_source_words
+
+    src = torch.full((200, 50), 9)
+    src[:, -1] = 2  # <eos>
+    dropped = drop_source_words(src, 0.1, torch.Generator().manual_seed(0))
+    share = (dropped[:, :-1] == 3).float().mean().item()
+    assert 0.08 < share < 0.12 and (dropped[:, -1] == 2).all()
+    with pytest.raises(ValueError, match="word_dropout"):
+        TrainConfig(word_dropout=1.5)
+
+
+def test_average_last_ends_with_the_mean_of_the_last_validations_weights(
+    toy_splits, tiny_translator, monkeypatch
+):
+    from attnbook.nmt import training
+
+    stored = []
+    original = training.validation_loss
+
+    def storing(translator, pairs, *args, **kwargs):
+        if translator.model.training:  # a validation inside train, not a test's own
+            stored.append({k: v.clone() for k, v in translator.model.state_dict().items()})
+        return original(translator, pairs, *args, **kwargs)
+
+    monkeypatch.setattr(training, "validation_loss", storing)
+    translator = tiny_translator()
+    config = TrainConfig(max_epochs=2, batch_size=32, lr=1e-2, eval_every=3, patience=100, average_last=3)
+    result = train(translator, toy_splits.train, toy_splits.val, config, progress=False)
+    assert len(stored) == len(result.val_history) > 3
+    for name, value in translator.model.state_dict().items():
+        expected = torch.stack([state[name] for state in stored[-3:]]).mean(dim=0)
+        torch.testing.assert_close(value, expected, rtol=0, atol=1e-7)
+    # it replaces keep_best's choice: the averaged weights are neither the best nor the last
+    assert not torch.equal(translator.model.state_dict()[name], stored[-1][name])
+    with pytest.raises(ValueError, match="average_last"):
+        TrainConfig(average_last=-1)

@@ -235,3 +235,21 @@ def test_without_the_causal_mask_a_later_target_token_changes_the_earlier_logits
     # search decodes one token at a time, so it never sees the future: it differs from the parallel pass
     stepwise, _ = model(batch.src, batch.src_mask, batch.tgt_in, parallel=False)
     assert not torch.allclose(stepwise, logits)
+
+
+def test_tied_embeddings_share_one_matrix_whose_gradient_sums_both_uses(toy, small_model):
+    splits, src_vocab, tgt_vocab = toy
+    tied, untied = small_model(src_vocab, tgt_vocab, tie_embeddings=True), small_model(src_vocab, tgt_vocab)
+    assert tied.decoder.out.weight is tied.decoder.embed.embedding.weight
+    assert untied.decoder.out.weight is not untied.decoder.embed.embedding.weight  # off by default
+    count = sum(p.numel() for p in untied.parameters()) - sum(p.numel() for p in tied.parameters())
+    assert count == len(tgt_vocab) * tied.config.d_model
+    # the same weights in two matrices: the one matrix's gradient is the sum of theirs
+    untied.load_state_dict(tied.state_dict())
+    batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
+    for model in (tied, untied):
+        model(batch.src, batch.src_mask, batch.tgt_in)[0].square().mean().backward()
+    torch.testing.assert_close(
+        tied.decoder.out.weight.grad,
+        untied.decoder.out.weight.grad + untied.decoder.embed.embedding.weight.grad,
+    )

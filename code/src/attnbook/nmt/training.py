@@ -9,7 +9,10 @@
   a :class:`Schedule` judges, a silenceable ``tqdm`` progress bar and an
   optional :data:`ValidationHook` called after each validation (to take
   snapshots as the model trains); the best weights (lowest validation loss)
-  are restored at the end. It returns a :class:`TrainResult`.
+  are restored at the end, or the mean of the last validations' weights
+  (:func:`average_weights`). Word dropout (:func:`drop_source_words`)
+  may hide source words while it trains. It returns a
+  :class:`TrainResult`.
 
 Several independent :func:`train` runs at once, one thread each, are
 :func:`~attnbook.nmt.side_by_side.train_side_by_side`'s.
@@ -44,6 +47,7 @@ Several independent :func:`train` runs at once, one thread each, are
 
 from __future__ import annotations
 
+import collections
 import copy
 import itertools
 import math
@@ -59,7 +63,7 @@ from torch import Tensor
 
 from attnbook.core.config import check_fields
 from attnbook.core.progress import tqdm
-from attnbook.nmt.data import Batch, SentencePair, Vocab
+from attnbook.nmt.data import SPECIALS, Batch, SentencePair, Vocab
 from attnbook.nmt.model import evaluating
 
 if TYPE_CHECKING:
@@ -136,7 +140,7 @@ class TrainConfig:
         parallel_decoder: let a decoder that can (Luong's) run all target
             steps in one call.
         keep_best: end with the weights of the lowest validation loss;
-            false keeps the last ones.
+            false keeps the last ones (``average_last`` overrides both).
         lr_decay: lower the learning rate linearly from ``lr`` to zero over
             the ``max_epochs`` planned; left unset (``None``),
             :class:`~attnbook.studies.experiment.ExperimentConfig` chooses
@@ -149,10 +153,22 @@ class TrainConfig:
             spread evenly over the vocabulary in the training loss;
             validation losses stay unsmoothed,
             so runs with and without it compare (0: none).
+        word_dropout: the probability that a source word of a training
+            batch is replaced by ``<unk>`` (word dropout, Sennrich and
+            Zhang, 2019, after Gal and Ghahramani, 2016): padding,
+            ``<eos>`` and the other special tokens stay. Drawn from a
+            generator of its own, seeded by the run's seed and made only
+            when above 0; validation reads the sentences whole
+            (0: none).
+        average_last: end with the mean of the weights of the last this
+            many validations (checkpoint averaging, Vaswani et al.,
+            2017); it replaces ``keep_best``'s choice, and a run with
+            fewer validations averages those it has (0: none).
 
     Raises:
         ValueError: a count below 1, a negative learning rate or
-            clipping norm, or a label smoothing outside [0, 1).
+            clipping norm, a label smoothing outside [0, 1), or a
+            word dropout above 1.
     """
 
     max_epochs: int = field(
@@ -172,6 +188,8 @@ class TrainConfig:
     lr_decay: bool | None = None
     warmup_steps: int = field(default=0, metadata={"minimum": 0})
     label_smoothing: float = field(default=0.0, metadata={"minimum": 0.0})
+    word_dropout: float = field(default=0.0, metadata={"minimum": 0.0})
+    average_last: int = field(default=0, metadata={"minimum": 0})
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -179,6 +197,11 @@ class TrainConfig:
             raise ValueError(
                 "label_smoothing must be below 1, got "
                 f"{self.label_smoothing!r}"
+            )
+        if not self.word_dropout <= 1.0:
+            raise ValueError(
+                "word_dropout must be at most 1, got "
+                f"{self.word_dropout!r}"
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -482,6 +505,60 @@ def _epochs(
     return itertools.chain.from_iterable(batches)
 
 
+def drop_source_words(
+    src: Tensor, probability: float, generator: torch.Generator
+) -> Tensor:
+    """Word dropout (Sennrich and Zhang, 2019): each source word becomes
+    ``<unk>`` with ``probability``; padding, ``<eos>`` and the other
+    special tokens stay.
+
+    Args:
+        src: ``(batch, src_len)`` source ids.
+        probability: the chance of each word to be dropped, in [0, 1].
+        generator: a CPU generator the draws come from (one number per
+            position of ``src``).
+
+    Returns:
+        ``(batch, src_len)``: a copy of ``src`` with the dropped words'
+        ids ``Vocab.unk_id``.
+
+    >>> src = torch.tensor([[7, 8, 2, 0]])
+    >>> drop_source_words(src, 1.0, torch.Generator().manual_seed(0))
+    tensor([[3, 3, 2, 0]])
+    """
+    draws = torch.rand(src.shape, generator=generator).to(src.device)
+    dropped = (draws < probability) & (src >= len(SPECIALS))
+    return src.masked_fill(dropped, Vocab.unk_id)
+
+
+def _word_dropout(config: TrainConfig) -> Callable[[Tensor], Tensor]:
+    """What :func:`train` does to each training batch's source:
+    :func:`drop_source_words` at ``config.word_dropout`` from a
+    generator seeded by ``config.seed``; with none, nothing (no generator
+    is made, so such a run draws exactly what it drew before word
+    dropout existed)."""
+    if config.word_dropout == 0:
+        return lambda src: src
+    draws = torch.Generator().manual_seed(config.seed)
+    return lambda src: drop_source_words(src, config.word_dropout, draws)
+
+
+def average_weights(
+    states: Sequence[dict[str, Tensor]],
+) -> dict[str, Tensor]:
+    """The mean of several ``state_dict``s of one model, entry by entry
+    (checkpoint averaging); an entry that is not floating point (a count)
+    is the last one's."""
+    return {
+        name: (
+            torch.stack([state[name] for state in states]).mean(dim=0)
+            if last.is_floating_point()
+            else last
+        )
+        for name, last in states[-1].items()
+    }
+
+
 def train(
     translator: Translator,
     train_pairs: Sequence[SentencePair],
@@ -493,7 +570,8 @@ def train(
     on_validation: ValidationHook | None = None,
 ) -> TrainResult:
     """Train a translator's model with teacher forcing and early stopping;
-    keep the best weights.
+    keep the best weights (or, with ``config.average_last``, the mean of
+    the last validations' weights).
 
     Args:
         translator: the model to train, in place (batches go to its
@@ -530,13 +608,18 @@ def train(
     log = _Log(config, schedule.planned_steps, model.device, progress)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     best_state = copy.deepcopy(model.state_dict())
+    # the last average_last validations' weights
+    recent: collections.deque[dict[str, Tensor]] = collections.deque(
+        maxlen=config.average_last
+    )
+    drop_words = _word_dropout(config)
     model.train()
     for step, batch in enumerate(
         _epochs(translator, train_pairs, config), start=1
     ):
         optimizer.param_groups[0]["lr"] = schedule.rate(step)
         logits, _ = model(
-            batch.src,
+            drop_words(batch.src),
             batch.src_mask,
             batch.tgt_in,
             parallel=config.parallel_decoder,
@@ -563,11 +646,15 @@ def train(
             decision = schedule.observe(step, record.loss)
             if decision.best:
                 best_state = copy.deepcopy(model.state_dict())
+            if config.average_last:
+                recent.append(copy.deepcopy(model.state_dict()))
             if decision.stop or halt:
                 break
         if step == stop_after:
             break
-    if config.keep_best:
+    if recent:
+        model.load_state_dict(average_weights(recent))
+    elif config.keep_best:
         model.load_state_dict(best_state)
     model.eval()
     return log.result(schedule, step)

@@ -101,6 +101,13 @@ class TransformerSizes:
             in training: only to show what the mask prevents (chapter 9);
             search still decodes one token at a time, and so never sees
             the future.
+        tie_embeddings: the output layer's weight matrix is the target
+            embedding matrix, one parameter for both (Press and Wolf,
+            2017; Vaswani et al., 2017): a word's logit is the final
+            state's dot product with that word's embedding (plus the
+            output bias). The shapes always match, one row of d_model
+            features per French word; the source embedding stays apart,
+            as the vocabularies differ.
 
     Raises:
         ValueError: a size below 1, a ``d_model`` that is odd or not
@@ -114,6 +121,7 @@ class TransformerSizes:
     norm_first: bool = True
     dropout: float = field(default=0.0, metadata={"minimum": 0.0})
     causal: bool = True
+    tie_embeddings: bool = False
 
     kind: ClassVar[str] = "transformer"
     """The kind of model these sizes build, as checkpoints, records and
@@ -469,6 +477,9 @@ class TransformerDecoder(nn.Module):
         )
         self.norm = _final_norm(config)
         self.out = nn.Linear(config.d_model, config.tgt_vocab_size)
+        if config.tie_embeddings:
+            # one parameter: its gradient sums both uses
+            self.out.weight = self.embed.embedding.weight
 
     def forward(
         self, tgt_in: Tensor, memory: TransformerMemory
