@@ -7,8 +7,8 @@ with its rule, impact, help text and the elements it found (their CSS selector a
 
 One rule is scoped: axe's ``color-contrast`` skips the highlighted code of the listings and cells
 (``div.highlight``), whose every token test_contrast.py measures in both modes, against the same 4.5:1.
-A chapter holds some 6,000 to 8,000 such token elements, and axe spends two thirds of its time on a page
-(about 9 of 14 seconds, on chapter 3) computing their contrast a second time.
+A chapter holds some 6,000 to 8,000 such token elements: on chapter 3, axe's contrast rule took 14.1 s
+with them and 5.4 s without them, and every other rule 4.2 s.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ With pytest-xdist each worker is its own process with its own Chromium, HTTP ser
 of tests stays on one worker (pytest_xdist_make_scheduler below): a test module is one group, so that
 its module fixtures and caches are made once, except the modules that check every page one page at a
 time (PER_PAGE), whose tests of one page form a group, so that their pages spread over the workers
-instead of queueing on one. Each worker writes
-the pages it visited to _build/screenshots/visits/, and the run's summary reads them all.
+instead of queueing on one. Each worker writes the pages it visited to _build/screenshots/visits/, and
+the run's summary reads them all.
 The main run (`pytest tests chapters`) does not collect this folder (pytest.ini's norecursedirs).
 
 Chromium is Debian's /usr/bin/chromium (tools/install_browser.sh installs it), driven by
