@@ -15,9 +15,8 @@ import shutil
 
 import pytest
 import torch
-from book_browser import HTML_DIR
 from test_translator import first_step_margin, translate
-from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture)
+from test_widget_harness import PAGE, FileBook, browser, built_chapter  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
 from attnbook.book import translator_widget
@@ -38,9 +37,7 @@ def grammar_model():
 
 @pytest.fixture(scope="module")
 def chapter(browser):  # noqa: F811
-    if not (HTML_DIR / "chapters" / "07_what_attention_learned.html").exists():
-        pytest.fail("no built book: run make book first")
-    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "07_what_attention_learned")
+    page = built_chapter(browser, "07_what_attention_learned")
     yield page
     page.close()
 

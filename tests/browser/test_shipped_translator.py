@@ -16,11 +16,9 @@ import subprocess
 import sys
 
 import pytest
-from book_browser import HTML_DIR
 from book_config import REPO_ROOT
 from test_translator import compare_with_pytorch, translate
-from test_widget_harness import FileBook, browser  # noqa: F401 (a fixture)
-from test_widgets import WidgetPage
+from test_widget_harness import FileBook, browser, built_chapter  # noqa: F401 (a fixture)
 
 from attnbook.nmt import shipped_export
 from attnbook.nmt.corpus import tokenize_english
@@ -39,9 +37,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def chapter(browser):  # noqa: F811
-    if not (HTML_DIR / "chapters" / "08_real_sentences.html").exists():
-        pytest.fail("no built book: run make book first")
-    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "08_real_sentences")
+    page = built_chapter(browser, "08_real_sentences")
     yield page
     page.close()
 

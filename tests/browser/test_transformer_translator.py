@@ -23,10 +23,9 @@ import sys
 import pytest
 import torch
 from axe import audit, describe, failing
-from book_browser import HTML_DIR
 from test_keyboard import ACTIVE_JS, TAB_FROM_JS, assert_focus_ring
 from test_translator import compare_with_pytorch, matrix_weights, translate
-from test_widget_harness import PAGE, FileBook, browser  # noqa: F401 (a fixture)
+from test_widget_harness import PAGE, FileBook, browser, built_chapter  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
 from attnbook.book import translator_widget
@@ -73,9 +72,7 @@ def harness(browser, tmp_path_factory):  # noqa: F811
 
 @pytest.fixture(scope="module")
 def chapter(browser):  # noqa: F811
-    if not (HTML_DIR / "chapters" / "09_transformer.html").exists():
-        pytest.fail("no built book: run make book first")
-    page = WidgetPage(FileBook(browser, HTML_DIR / "chapters"), "09_transformer")
+    page = built_chapter(browser, "09_transformer")
     yield page
     page.close()
 
@@ -160,19 +157,19 @@ def test_the_layer_and_the_head_are_chosen_with_the_keyboard(harness):
     harness.tab.keyboard.press("Enter")
     harness.tab.wait_for_function(f"() => Number({root}.dataset.done || 0) >= 1")
     before = matrix_weights(harness)
-    for _ in range(3):  # the beam, the button, the layer
+    for _ in range(2):  # the beam, the button
         harness.tab.keyboard.press("Tab")
-    found = harness.tab.evaluate(ACTIVE_JS)
-    assert (found["tag"], found["value"]) == ("select", "1") and "layer" in found["label"]
-    assert_focus_ring(found)
-    harness.tab.keyboard.press("ArrowUp")
-    assert harness.tab.evaluate(f"() => {root}.dataset.view") == "0:mean"
-    harness.tab.keyboard.press("Tab")
-    found = harness.tab.evaluate(ACTIVE_JS)
-    assert (found["tag"], found["value"]) == ("select", "mean") and "head" in found["label"]
-    assert_focus_ring(found)
-    harness.tab.keyboard.press("ArrowDown")
-    assert harness.tab.evaluate(f"() => {root}.dataset.view") == "0:0"
+    # the layer select, then the head select: each focused with its ring, each moved by an arrow key
+    for value, label, key, view in [
+        ("1", "layer", "ArrowUp", "0:mean"),
+        ("mean", "head", "ArrowDown", "0:0"),
+    ]:
+        harness.tab.keyboard.press("Tab")
+        found = harness.tab.evaluate(ACTIVE_JS)
+        assert (found["tag"], found["value"]) == ("select", value) and label in found["label"]
+        assert_focus_ring(found)
+        harness.tab.keyboard.press(key)
+        assert harness.tab.evaluate(f"() => {root}.dataset.view") == view
     assert not torch.allclose(matrix_weights(harness), before, atol=1e-3)
     assert harness.tab.evaluate(f"() => {root}.dataset.done") == "1", "a new head is no new search"
     # the matrix of the chosen head is the next focus stop

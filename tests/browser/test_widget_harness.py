@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from book_browser import HTML_DIR
 from test_widgets import USE, WidgetPage
 
 from attnbook.book import (
@@ -80,6 +81,13 @@ class FileBook:
 
     def url(self, page: str) -> str:
         return (self.directory / f"{page}.html").as_uri()
+
+
+def built_chapter(browser, chapter: str) -> WidgetPage:
+    """A chapter of the built book opened from the disk, as a reader opens a downloaded copy."""
+    if not (HTML_DIR / "chapters" / f"{chapter}.html").exists():
+        pytest.fail("no built book: run make book first")
+    return WidgetPage(FileBook(browser, HTML_DIR / "chapters"), chapter)
 
 
 @pytest.fixture(scope="module")

@@ -139,10 +139,11 @@ TRICKY_TEXTS = [
 ]
 
 
-def run_node(node, tmp_path, export_path, job: dict) -> dict:
-    script = resources.files("attnbook.book").joinpath("seq2seq.js")
+def run_node(node, tmp_path, export_path, job: dict, script="seq2seq.js", runner=NODE_RUNNER) -> dict:
+    """The page's ``script`` (``attnbook/book/``) run under Node on ``job`` by ``runner``."""
+    script = resources.files("attnbook.book").joinpath(script)
     (tmp_path / "job.json").write_text(json.dumps(job))
-    (tmp_path / "runner.js").write_text(NODE_RUNNER)
+    (tmp_path / "runner.js").write_text(runner)
     result = subprocess.run(
         [node, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
         capture_output=True,
@@ -291,22 +292,12 @@ def test_an_export_of_an_unknown_kind_gives_a_clear_error(tiny_translator, tmp_p
 
 
 def run_transformer_node(node, tmp_path, export_path, sentences: list[str]) -> list[dict]:
-    script = resources.files("attnbook.book").joinpath("transformer.js")
     runner = NODE_RUNNER.replace(
         "detok: r.text,",
         "detok: r.text, heads: r.heads.map((l) => l.map((h) => h.map((w) => Array.from(w)))),",
     )
-    (tmp_path / "job.json").write_text(json.dumps({"sentences": sentences, "texts": [], "french": []}))
-    (tmp_path / "runner.js").write_text(runner)
-    result = subprocess.run(
-        [node, str(tmp_path / "runner.js"), str(script), str(export_path), str(tmp_path / "job.json")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)["translations"]
+    job = {"sentences": sentences, "texts": [], "french": []}
+    return run_node(node, tmp_path, export_path, job, "transformer.js", runner)["translations"]
 
 
 def test_javascript_transformer_translates_as_pytorch(node, tiny_translator, toy_splits, tmp_path):
