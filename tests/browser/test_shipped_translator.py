@@ -12,12 +12,10 @@ the same file, so it prints the page's translation.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from book_config import REPO_ROOT
-from test_translator import compare_with_pytorch, translate
+from test_translator import compare_with_pytorch, printed_by_the_command_line, translate
 from test_widget_harness import FileBook, browser, built_chapter  # noqa: F401 (a fixture)
 
 from attnbook.nmt import shipped_export
@@ -80,8 +78,18 @@ def test_the_pages_detokeniser_passes_the_shared_table(chapter):
     assert joined == [case["text"] for case in cases]
 
 
-@pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "Do it again.", "I'm a zorblax."])
-def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chapter, shipped, sentence):
+TYPED = ["I am cold.", "Can you read?", "Do it again.", "I'm a zorblax."]
+
+
+@pytest.fixture(scope="module")
+def printed():
+    return printed_by_the_command_line(TYPED)
+
+
+@pytest.mark.parametrize("sentence", TYPED)
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(
+    chapter, shipped, printed, sentence
+):
     """At the beam both start with, the command line's default and the box's first choice."""
     from attnbook.cli.translate import DEFAULT_BEAM
 
@@ -90,14 +98,8 @@ def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(chap
     )
     assert data["beam"] == DEFAULT_BEAM  # the box starts with the command line's beam
     shown = translate(chapter, sentence, DEFAULT_BEAM)
-    printed = subprocess.run(
-        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", sentence],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()[0]
     expected = shipped[0].translate(sentence, beam_size=DEFAULT_BEAM)
-    assert shown["status"] == "done" and printed == shown["output"] == expected
+    assert shown["status"] == "done" and printed[sentence] == shown["output"] == expected
 
 
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(chapter, capsys):

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import subprocess
-import sys
 
 import pytest
 import torch
 from axe import audit, describe, failing
 from test_keyboard import ACTIVE_JS, TAB_FROM_JS, assert_focus_ring
-from test_translator import compare_with_pytorch, matrix_weights, translate
+from test_translator import compare_with_pytorch, matrix_weights, printed_by_the_command_line, translate
 from test_widget_harness import PAGE, FileBook, browser, built_chapter  # noqa: F401 (a fixture)
 from test_widgets import WidgetPage
 
@@ -178,27 +176,19 @@ def test_the_layer_and_the_head_are_chosen_with_the_keyboard(harness):
     assert not harness.errors, harness.errors
 
 
-@pytest.mark.parametrize("sentence", ["I am cold.", "Can you read?", "I'm a zorblax."])
-def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(page, shipped, sentence):
+TYPED = ["I am cold.", "Can you read?", "I'm a zorblax."]
+
+
+@pytest.fixture(scope="module")
+def printed():
+    return printed_by_the_command_line(TYPED, "--model", "transformer")
+
+
+@pytest.mark.parametrize("sentence", TYPED)
+def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(page, shipped, printed, sentence):
     shown = translate(page, sentence, 4)
-    printed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "attnbook",
-            "translate",
-            "--device",
-            "cpu",
-            "--model",
-            "transformer",
-            sentence,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()[0]
     assert shown["status"] == "done"
-    assert printed == shown["output"] == shipped[0].translate(sentence, beam_size=4)
+    assert printed[sentence] == shown["output"] == shipped[0].translate(sentence, beam_size=4)
 
 
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):

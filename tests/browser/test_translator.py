@@ -11,6 +11,8 @@ The time from Enter to the drawn translation is measured (printed; never asserte
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -125,6 +127,20 @@ class AgainstPytorch:
     sentences: int
     agree: int = 0
     same_text: int = 0
+
+
+def printed_by_the_command_line(sentences: list[str], *flags: str) -> dict[str, str]:
+    """The translation ``python -m attnbook translate`` without a checkpoint prints for each sentence.
+
+    One process reads them all from standard input (``--input -``, a sentence a line); the first is also
+    given alone on the command line, as a reader types it, and must print the same first line.
+    """
+    command = [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", *flags]
+    run = partial(subprocess.run, capture_output=True, text=True, check=True)
+    lines = run([*command, "--input", "-"], input="".join(f"{s}\n" for s in sentences)).stdout.splitlines()
+    assert len(lines) == len(sentences), lines
+    assert run([*command, sentences[0]]).stdout.splitlines()[0] == lines[0]
+    return dict(zip(sentences, lines, strict=True))
 
 
 def compare_with_pytorch(page, translator: Translator, sentences: list[str], beam: int, weights=False):
