@@ -64,29 +64,43 @@ def page(browser, toy, tmp_path_factory):  # noqa: F811
     page.close()
 
 
+BOX = ".attn-translator"
+
+READ_BOX_JS = f"""() => {{
+  const root = document.querySelector('{BOX}');
+  const part = (role) => root.querySelector(`[data-role=${{role}}]`);
+  const json = (name) => JSON.parse(root.getAttribute(name) || 'null');
+  return {{
+    output: part('output').textContent,
+    status: part('status').getAttribute('data-kind'),
+    tokens: json('data-tokens'),
+    ids: json('data-ids'),
+    ms: Number(root.getAttribute('data-ms')),
+    unknown: part('unknown').textContent,
+  }};
+}}"""
+"""What the first box on a page shows, read in one call to the page (each call costs a round trip)."""
+
+
 def translate(page, text: str, beam: int) -> dict:
-    root = page.tab.query_selector(".attn-translator")
-    source = root.query_selector("[data-role=source]")
-    choice = root.query_selector("[data-role=beam]")
-    if choice.input_value() != str(beam):  # a new beam translates the box's old text again
-        choice.select_option(str(beam))
-    done = int(root.get_attribute("data-done") or 0)
-    source.fill(text)
-    started = time.perf_counter()
-    source.press("Enter")
-    page.tab.wait_for_function(
-        f"() => Number(document.querySelector('.attn-translator').dataset.done || 0) > {done}"
+    """Type ``text`` into the page's first box at ``beam`` and press Enter, as a reader does; what it shows."""
+    beam_now, done = page.tab.evaluate(
+        f"() => {{ const root = document.querySelector('{BOX}');"
+        " return [root.querySelector('[data-role=beam]').value, Number(root.dataset.done || 0)]; }"
     )
+    if beam_now != str(beam):  # a new beam translates the box's old text again
+        page.tab.select_option(f"{BOX} [data-role=beam]", str(beam))
+        done = page.tab.evaluate(f"() => Number(document.querySelector('{BOX}').dataset.done || 0)")
+    page.tab.fill(f"{BOX} [data-role=source]", text)
+    started = time.perf_counter()
+    page.tab.press(f"{BOX} [data-role=source]", "Enter")
+    page.tab.wait_for_function(f"() => Number(document.querySelector('{BOX}').dataset.done || 0) > {done}")
     seconds = time.perf_counter() - started
+    shown = page.tab.evaluate(READ_BOX_JS)
     return {
-        "output": root.query_selector("[data-role=output]").text_content(),
-        "status": root.query_selector("[data-role=status]").get_attribute("data-kind"),
-        "tokens": json.loads(root.get_attribute("data-tokens") or "null"),
-        "ids": json.loads(root.get_attribute("data-ids") or "null"),
-        "ms": float(root.get_attribute("data-ms")),
+        **shown,
         "seconds": seconds,
-        "unknown": root.query_selector("[data-role=unknown]").text_content(),
-        "matrix": root.query_selector(".attention-widget[data-kind=matrix]"),
+        "matrix": page.tab.query_selector(f"{BOX} .attention-widget[data-kind=matrix]"),
     }
 
 
