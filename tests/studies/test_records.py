@@ -10,20 +10,36 @@ import pytest
 from attnbook.benchmark.bench_results import BenchmarkResult
 from attnbook.core.records import Environment, Record, merged_runs, package_file
 from attnbook.studies.bottleneck import BottleneckStudy
+from attnbook.studies.luong_decoders import DecoderComparison
 from attnbook.studies.realcompare import RealComparison
 from attnbook.studies.recorded import RecordedTranslations
-from attnbook.studies.shipped import GrammarBaselineRun, ShippedRun
+from attnbook.studies.shipped import GrammarBaselineRun, GrammarTranslatorRun, ShippedRun, TransformerRun
+from attnbook.studies.training_choices import TrainingChoices
 from attnbook.studies.units import UnitsComparison
 
 SHIPPED = [
     BenchmarkResult,
     BottleneckStudy,
+    DecoderComparison,
     GrammarBaselineRun,
+    GrammarTranslatorRun,
     RealComparison,
     RecordedTranslations,
     ShippedRun,
+    TrainingChoices,
+    TransformerRun,
     UnitsComparison,
 ]
+
+
+def _subclasses(kind: type) -> set[type]:
+    found = set(kind.__subclasses__())
+    return found.union(*(_subclasses(sub) for sub in found))
+
+
+def test_every_kind_of_record_that_ships_a_file_is_read_back_below():
+    shipping = {kind for kind in _subclasses(Record) if getattr(kind, "PACKAGED", None)}
+    assert shipping == set(SHIPPED), sorted(kind.__name__ for kind in shipping ^ set(SHIPPED))
 
 
 @pytest.mark.parametrize("kind", SHIPPED, ids=lambda kind: kind.PACKAGED)
