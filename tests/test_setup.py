@@ -145,3 +145,54 @@ def test_a_cell_that_must_raise_fails_the_script_when_it_does_not(tmp_path):
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "expected to raise" in result.stderr
+
+
+# The chapters executed several at a time before the build (tools/execute_chapters.py).
+import execute_chapters  # noqa: E402
+
+
+def _notebook(path, *sources: str):
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_a_chapter_executed_ahead_is_what_the_build_then_finds_in_the_cache(tmp_path):
+    import nbformat
+    from jupyter_cache import get_cache
+
+    chapter = _notebook(tmp_path / "01_ok.ipynb", "import os\nprint(os.environ['OMP_NUM_THREADS'])", "6 * 7")
+    ran, executed, seconds, error = execute_chapters.execute(chapter, timeout=60, threads=1)
+    assert (ran, error) == (chapter, "") and seconds > 0
+    assert executed.cells[0].outputs[0]["text"] == "1\n"  # the kernel ran on the thread it was given
+    assert executed.cells[1].outputs[0]["data"]["text/plain"] == "42"
+    cache = tmp_path / ".jupyter_cache"
+    book_cache.store_executed(executed, chapter, seconds, "a test", cache=cache)
+    # the build looks the chapter up by its code cells, as committed: without outputs
+    record = get_cache(str(cache)).match_cache_notebook(nbformat.read(chapter, as_version=4))
+    assert record.data["executed_by"] == "a test"
+
+
+def test_a_chapter_that_fails_ahead_is_left_to_the_build_with_its_error(tmp_path):
+    chapter = _notebook(tmp_path / "02_bad.ipynb", "assert 1 + 1 == 3, 'arithmetic'")
+    _, executed, _, error = execute_chapters.execute(chapter, timeout=60, threads=1)
+    assert executed is None
+    assert "AssertionError: arithmetic" in error
+
+
+def test_the_longest_chapters_start_first(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    short, long, untimed = (
+        _notebook(tmp_path / "chapters" / f"{name}.ipynb", "1") for name in ("01_short", "02_long", "03_new")
+    )
+    report = tmp_path / "execution-report.json"
+    rows = [
+        {"chapter": "chapters/01_short", "seconds": 5.0},
+        {"chapter": "chapters/02_long", "seconds": 90.0},
+    ]
+    report.write_text(json.dumps({"chapters": rows}))
+    assert execute_chapters.longest_first([short, long, untimed], report) == [untimed, long, short]
+    assert execute_chapters.cell_timeout() == 600  # _config.yml's execute: timeout

@@ -30,6 +30,7 @@ import json
 import platform
 import shutil
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,6 +156,28 @@ def print_table() -> None:
         f"== {len(executed)} of {len(rows)} chapters executed by this build ({total:.1f} s); "
         f"the others were taken from the cache or were unchanged"
     )
+
+
+def store_executed(notebook, chapter: Path, seconds: float, executed_by: str, cache: Path = CACHE) -> None:
+    """Keep ``notebook``, ``chapter`` executed to its end, as that chapter's executed copy in the cache,
+    with how long it took and who executed it (the build's execution report shows both). Retries while
+    another process holds the cache's database."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    bundle = CacheBundleIn(
+        notebook,
+        str(Path(chapter).resolve()),
+        data={"execution_seconds": round(seconds, 2), "executed_by": executed_by},
+    )
+    for attempt in range(5):
+        try:
+            get_cache(str(cache)).cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+            return
+        except Exception as error:  # sqlite's "database is locked" arrives wrapped by SQLAlchemy
+            if attempt == 4 or "locked" not in str(error):
+                raise
+            time.sleep(0.5 + attempt)
 
 
 def stale_chapters(root: Path = ROOT, cache: Path = CACHE) -> list[Path]:

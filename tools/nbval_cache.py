@@ -116,20 +116,4 @@ class ChapterRecorder:
             book_cache.CACHE_STAMP
         ):
             return  # the package or the environment changed while the chapters ran
-        from jupyter_cache import get_cache
-        from jupyter_cache.base import CacheBundleIn
-
-        path = Path(str(notebook_item.fspath)).resolve()
-        bundle = CacheBundleIn(
-            nb, str(path), data={"execution_seconds": round(chapter["seconds"], 2), "executed_by": "nbval"}
-        )
-        for attempt in range(5):  # two workers may write at the same moment
-            try:
-                get_cache(str(book_cache.CACHE)).cache_notebook_bundle(
-                    bundle, check_validity=False, overwrite=True
-                )
-                return
-            except Exception as error:  # sqlite's "database is locked" arrives wrapped by SQLAlchemy
-                if attempt == 4 or "locked" not in str(error):
-                    raise
-                time.sleep(0.5 + attempt)
+        book_cache.store_executed(nb, Path(str(notebook_item.fspath)), chapter["seconds"], "nbval")
