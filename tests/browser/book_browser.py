@@ -1,8 +1,21 @@
 """The browser test's machinery: one headless Chromium with no network, and one visit per page of
-the built book whose findings (PageVisit) every test in test_pages.py reads. Fixtures: conftest.py."""
+the built book, in one tab, that reads everything the page-by-page tests check:
+
+1. the page as a reader first sees it (PageVisit, read by test_pages.py): it loads, MathJax typesets,
+   the figures load, and a full-page screenshot;
+2. its transitions stopped, the figures' alt text and the widgets' roles (test_accessibility.py), a
+   cell of each matrix widget hovered, then in each of the theme's modes the contrast of every text
+   (test_contrast.py) and axe's audit (test_accessibility.py), and in dark mode a full-page screenshot;
+3. back in the page's own mode, with every fold open, its code blocks (test_listings.py).
+
+A step never changes what a later step reads; the scripts and reports of steps 2 and 3 belong to their
+test modules. A page is typeset once per run instead of once per module. Fixtures: conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import re
 import site
@@ -14,7 +27,7 @@ from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from book_config import REPO_ROOT
+from book_config import REPO_ROOT, toc_files
 
 HTML_DIR = REPO_ROOT / "_build" / "html"
 SCREENSHOT_DIR = REPO_ROOT / "_build" / "screenshots"
@@ -88,6 +101,16 @@ SETTLE_JS = """
     : new Promise((done) => { img.addEventListener("load", done); img.addEventListener("error", done); }));
   typeset.then(() => Promise.all([...images(), document.fonts.ready]))
     .then(() => { window.__bookSettled = true; }, (error) => { window.__bookSettled = String(error); });
+}
+"""
+
+# The theme's mode (``<html data-theme="light|dark">``, the theme's own switch) set to its argument, or
+# back to none; then two animation frames, time for the browser to apply it before its colours are read.
+SET_THEME_JS = """
+(theme) => {
+  if (theme === null) delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
 }
 """
 
@@ -166,18 +189,48 @@ def machine_text_snippets(text: str) -> list[str]:
     return [text[max(0, m.start() - 60) : m.end() + 60].strip() for m in MACHINE_TEXT.finditer(text)]
 
 
+def add_to_report(path: Path, page: str, found, ensure_ascii: bool = False) -> None:
+    """Write what was found on ``page`` into the JSON report at ``path`` (a dict by page, in the order
+    of the table of contents), beside what other pages, in this process or another worker, put there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    order = {name: index for index, name in enumerate(["index", *toc_files()])}
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # the workers of pytest-xdist write the same report
+        report = json.loads(path.read_text()) if path.is_file() else {}
+        report[page] = found
+        report = dict(sorted(report.items(), key=lambda item: order.get(item[0], len(order))))
+        path.write_text(json.dumps(report, indent=1, ensure_ascii=ensure_ascii) + "\n")
+    finally:
+        os.close(folder)  # and with it the lock
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format, *args):
         pass
 
+    def copyfile(self, source, outputfile):
+        # A tab closed while a file was still on its way (a font MathJax asked for, say) is a reader
+        # leaving the page, not an error of the book: the rest of the file has no one to go to.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            super().copyfile(source, outputfile)
+
+
+# What the steps after the first read, by part, and the test module that reads it.
+PARTS = {"contrast": "test_contrast", "accessibility": "test_accessibility", "listings": "test_listings"}
+
 
 class Book:
-    """The built book in one headless Chromium; `visit(page)` opens a page once and caches what it saw."""
+    """The built book in one headless Chromium; `visit(page)` opens a page once and caches what it saw:
+    its PageVisit, and what the later steps read of the PARTS in ``wanted`` (`read(page, part)`; a run
+    of one test module reads its own part only)."""
 
-    def __init__(self, browser, base_url: str):
+    def __init__(self, browser, base_url: str, wanted=tuple(PARTS)):
         self.browser = browser
         self.base_url = base_url
+        self.wanted = set(wanted)
         self.visits: dict[str, PageVisit | BaseException] = {}
+        self.parts: dict[str, dict[str, object]] = {}  # by page and part: what it read, or its error
 
     def url(self, page: str) -> str:
         return f"{self.base_url}/{page}.html"
@@ -193,22 +246,32 @@ class Book:
             raise result
         return result
 
+    def read(self, page: str, part: str):
+        """What the visit of ``page`` read in ``part``; the error of that part, or of the visit, raised."""
+        self.visit(page)
+        found = self.parts.get(page, {}).get(part, LookupError(f"the visit of {page} reads no {part}"))
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
     def _visit(self, page: str) -> PageVisit:
         # A fresh context per page: each page is a reader's first visit (no storage, no cache).
         visit = PageVisit(page=page, url=self.url(page))
         context = self.browser.new_context(viewport=VIEWPORT, service_workers="block")
         context.set_default_timeout(TIMEOUT_MS)
+        reading = [True]  # the PageVisit's findings are the page's as a reader first sees it: until step 2
 
         def route(route):
             url = route.request.url
             if is_local(url):
                 route.continue_()
             else:
-                visit.external_requests.append(url)
+                if reading[0]:
+                    visit.external_requests.append(url)
                 route.abort("internetdisconnected")
 
         def on_console(message):
-            if message.type != "error":
+            if message.type != "error" or not reading[0]:
                 return
             source = (message.location or {}).get("url", "")
             if not is_local(source) or "net::ERR_INTERNET_DISCONNECTED" in message.text:
@@ -216,19 +279,23 @@ class Book:
             visit.console_errors.append(f"{message.text} ({source})")
 
         def on_response(response):
-            if response.status >= 400 and is_local(response.url):
+            if reading[0] and response.status >= 400 and is_local(response.url):
                 visit.broken_resources.append(f"{response.status} {response.url}")
 
         def on_request_failed(request):
-            if is_local(request.url):
+            if reading[0] and is_local(request.url):
                 visit.broken_resources.append(f"{request.failure} {request.url}")
+
+        def on_page_error(error):
+            if reading[0]:
+                visit.console_errors.append(f"uncaught: {error}")
 
         context.route("**/*", route)
         start = time.perf_counter()
         try:
             tab = context.new_page()
             tab.on("console", on_console)
-            tab.on("pageerror", lambda error: visit.console_errors.append(f"uncaught: {error}"))
+            tab.on("pageerror", on_page_error)
             tab.on("response", on_response)
             tab.on("requestfailed", on_request_failed)
             response = tab.goto(visit.url, wait_until="load")
@@ -258,6 +325,54 @@ class Book:
                 shot = SCREENSHOT_DIR / f"{page.replace('/', '__')}.png"
                 tab.screenshot(path=str(shot), full_page=True)
                 visit.screenshot = str(shot.relative_to(REPO_ROOT))
+            reading[0] = False
+            if page != "index":  # the root page's own visit reads the rest
+                self.parts[page] = self._read_on(tab, page)
         finally:
-            context.close()
+            context.close()  # what a page read is kept; its tab is not
         return visit
+
+    def _read_on(self, tab, page: str) -> dict[str, object]:
+        """Steps 2 and 3 of a visit (the module's docstring) on the page open and settled in ``tab``, by
+        part. A part that fails keeps its error and is not read further; the others go on."""
+        from test_accessibility import audit_mode, read_figures
+        from test_contrast import HOVER_JS, STILL_CSS, THEMES, measure_mode, report_contrast, shoot_dark
+        from test_listings import measure_listings
+
+        parts: dict[str, object] = {part: {} for part in ("contrast", "accessibility") if part in self.wanted}
+
+        def run(part: str, key: str | None, step, *args) -> None:
+            """``step(*args)``, kept in ``part`` under ``key``; an error ends the part."""
+            if part not in parts or isinstance(parts[part], BaseException):
+                return
+            try:
+                found = step(*args)
+            except Exception as error:
+                parts[part] = error
+            else:
+                if key is not None:
+                    parts[part][key] = found
+
+        try:
+            own_theme = tab.evaluate("() => document.documentElement.dataset.theme ?? null")
+            if parts:
+                tab.add_style_tag(content=STILL_CSS)  # no transition: the colours read are each mode's own
+                run("accessibility", "figures", read_figures, tab)
+                tab.evaluate(HOVER_JS)
+                for theme in THEMES:
+                    tab.evaluate(SET_THEME_JS, theme)
+                    run("contrast", theme, measure_mode, tab, theme)
+                    tab.evaluate("() => window.scrollTo(0, 0)")  # where axe found the page on its own
+                    run("accessibility", theme, audit_mode, tab, page, theme)
+                    if theme == "dark":
+                        run("contrast", None, shoot_dark, tab, page)
+                run("contrast", None, report_contrast, page, parts.get("contrast"))
+                tab.evaluate(SET_THEME_JS, own_theme)
+        except Exception as error:  # the page itself failed: every part reports it
+            return dict.fromkeys(PARTS, error)
+        if "listings" in self.wanted:
+            try:
+                parts["listings"] = measure_listings(tab, page)
+            except Exception as error:
+                parts["listings"] = error
+        return parts

@@ -1,11 +1,14 @@
 """Every page of the built book audited by axe-core in the theme's light and dark modes, and what a
 screen reader needs of its figures.
 
-Each page is opened offline in headless Chromium (as in test_pages.py), its equations typeset and its
-figures loaded, shown in one mode (the theme's own switch, ``<html data-theme="light|dark">``), then
-audited with axe-core (tests/browser/axe.py: every rule axe runs by default, WCAG 2.x A and AA and its
-best practices). A critical or serious violation fails the test, which names the rule, the page and
-the elements. Every violation found, of any impact, goes to _build/screenshots/axe/<page>__<mode>.json.
+Each page is audited in its one visit (book_browser.Book: opened offline in headless Chromium, its
+equations typeset and its figures loaded, checked as a reader first sees it by test_pages.py), with
+its transitions stopped and a cell of each matrix widget hovered, shown in one mode (the theme's own
+switch, ``<html data-theme="light|dark">``), then audited with axe-core (tests/browser/axe.py: every
+rule axe runs by default, WCAG 2.x A and AA and its best practices). A critical or serious violation
+fails the test, which names the rule, the page and the elements. Every violation found, of any impact,
+goes to _build/screenshots/axe/<page>__<mode>.json. The focus rings and the reduced motion are checked
+in pages opened afresh, one per test, since each test changes its page.
 
 Every picture has a text alternative that says what it shows: each <img> an ``alt`` that is not empty
 and not a file name; each widget (attnbook.book.widgets) a role and an accessible name.
@@ -62,36 +65,31 @@ def open_page(book, page: str):
     return context, tab
 
 
+def read_figures(tab) -> dict:
+    """The images' alt text and the widgets' roles and names, on the page open in ``tab`` (its visit)."""
+    return tab.evaluate(READ_FIGURES_JS)
+
+
+def audit_mode(tab, page: str, theme: str) -> list[dict]:
+    """axe's violations on the page open in ``tab``, in the mode it shows (its visit, step 2), also
+    written to AXE_DIR/<page>__<mode>.json."""
+    violations = audit(tab, THEME_EXCLUDES)
+    AXE_DIR.mkdir(parents=True, exist_ok=True)
+    report = {"page": page, "theme": theme, "axe": axe_version(), "violations": violations}
+    (AXE_DIR / f"{page.replace('/', '__')}__{theme}.json").write_text(json.dumps(report, indent=1) + "\n")
+    return violations
+
+
 class Audits:
-    """One visit per page, kept for the run (per worker under xdist): its figures as a screen reader
-    meets them, then axe's violations in each mode. Every violation goes to AXE_DIR/<page>__<mode>.json."""
+    """What each page's visit (kept for the run, per worker under xdist) found: its figures as a screen
+    reader meets them, then axe's violations in each mode, its stylesheet's transitions stopped (mid-way
+    through a switch of mode, the search button's text was half-way to its dark colours)."""
 
     def __init__(self, book):
         self.book = book
-        self.pages: dict[str, dict] = {}
 
     def of(self, page: str) -> dict:
-        if page not in self.pages:
-            context, tab = open_page(self.book, page)
-            try:
-                found = {"figures": tab.evaluate(READ_FIGURES_JS)}
-                # the theme's transitions stopped, so that axe reads each mode's final colours (mid-way
-                # through the switch, the search button's text was half-way to its dark colours)
-                tab.add_style_tag(content=STILL_CSS)
-                for theme in THEMES:
-                    tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
-                    tab.evaluate(
-                        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
-                    )
-                    found[theme] = audit(tab, THEME_EXCLUDES)
-                    AXE_DIR.mkdir(parents=True, exist_ok=True)
-                    report = {"page": page, "theme": theme, "axe": axe_version(), "violations": found[theme]}
-                    name = f"{page.replace('/', '__')}__{theme}.json"
-                    (AXE_DIR / name).write_text(json.dumps(report, indent=1) + "\n")
-            finally:
-                context.close()
-            self.pages[page] = found
-        return self.pages[page]
+        return self.book.read(page, "accessibility")
 
 
 @pytest.fixture(scope="module")

@@ -1,24 +1,23 @@
 """Every page of the built book, widgets included, readable in the theme's light and dark modes.
 
-Each page is opened offline in headless Chromium, then shown in each mode (the theme's own switch:
-``<html data-theme="light|dark">``). In each mode every piece of text a reader can see (prose, code,
-outputs, the navigation, the widgets' labels, numbers, readouts and buttons, the text of their SVG
-figures) must stand out from what is behind it by a contrast ratio of at least 4.5:1, WCAG 2's level AA
-for body text. The ratio is computed from the computed styles: the text's colour (its ``fill`` in SVG),
-made translucent by its own alpha and its ancestors' opacity, over the effective background, which is
-every ancestor's background colour composited from the page's canvas up (and in SVG the shape drawn
-under the text's centre). Each matrix widget shows a hovered cell first, so that its highlighted labels
-and its readout are measured too. The measurements of every page go to
-_build/screenshots/contrast.json, a full-page screenshot of each page in dark mode to
-_build/screenshots/dark/.
+Each page is measured in its one visit (book_browser.Book: opened offline in headless Chromium, its
+equations typeset and its figures loaded, checked as a reader first sees it by test_pages.py), then
+shown in each mode (the theme's own switch: ``<html data-theme="light|dark">``). In each mode every
+piece of text a reader can see (prose, code, outputs, the navigation, the widgets' labels, numbers,
+readouts and buttons, the text of their SVG figures) must stand out from what is behind it by a contrast
+ratio of at least 4.5:1, WCAG 2's level AA for body text. The ratio is computed from the computed
+styles: the text's colour (its ``fill`` in SVG), made translucent by its own alpha and its ancestors'
+opacity, over the effective background, which is every ancestor's background colour composited from the
+page's canvas up (and in SVG the shape drawn under the text's centre). Each matrix widget shows a
+hovered cell first, so that its highlighted labels and its readout are measured too. The measurements
+of every page go to _build/screenshots/contrast.json (every worker's pages in one file), a full-page
+screenshot of each page in dark mode to _build/screenshots/dark/.
 """
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from book_browser import SCREENSHOT_DIR, SETTLE_JS, TIMEOUT_MS, VIEWPORT, is_local
+from book_browser import SCREENSHOT_DIR, add_to_report
 from book_config import toc_files
 from test_widgets import CHAPTERS, widget_count_in_notebook
 
@@ -27,7 +26,6 @@ WIDGET_PAGES = [chapter for chapter in CHAPTERS if widget_count_in_notebook(chap
 THEMES = ("light", "dark")
 MINIMUM = 4.5  # WCAG 2.1, success criterion 1.4.3 (AA), for text of any size
 REPORT = SCREENSHOT_DIR / "contrast.json"
-_RESULTS: dict[str, dict] = {}
 
 # No transitions, so that the colours read right after the switch are the final ones.
 STILL_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -159,51 +157,37 @@ CONTRAST_JS = r"""
 """
 
 
+def measure_mode(tab, theme: str) -> dict:
+    """Every visible text of the page open in ``tab``, in the mode it shows, measured (its visit, step 2)."""
+    found = tab.evaluate(CONTRAST_JS)
+    texts = sorted(found["texts"], key=lambda text: text["ratio"])
+    return {
+        "texts": len(texts),
+        "unknown_background": found["unknown"],
+        "minimum": texts[0]["ratio"] if texts else None,
+        "widget_minimum": min((t["ratio"] for t in texts if t["widget"]), default=None),
+        "widget_texts": sum(1 for t in texts if t["widget"]),
+        "lowest": texts[:5],
+        "failing": [text for text in texts if text["ratio"] < MINIMUM],
+    }
+
+
+def shoot_dark(tab, page: str) -> None:
+    """A full-page screenshot, from the top, of the page open in ``tab`` in dark mode."""
+    shots = SCREENSHOT_DIR / "dark"
+    shots.mkdir(parents=True, exist_ok=True)
+    tab.evaluate("() => window.scrollTo(0, 0)")
+    tab.screenshot(path=str(shots / f"{page.replace('/', '__')}.png"), full_page=True)
+
+
+def report_contrast(page: str, measured: dict) -> None:
+    add_to_report(REPORT, page, measured)
+
+
 def measure(book, page: str) -> dict:
-    """Open ``page`` offline and measure every visible text in each mode; a screenshot in dark mode."""
-    if page in _RESULTS:
-        return _RESULTS[page]
-    context = book.browser.new_context(viewport=VIEWPORT, service_workers="block")
-    context.set_default_timeout(TIMEOUT_MS)
-    context.route("**/*", lambda route: route.continue_() if is_local(route.request.url) else route.abort())
-    result: dict = {}
-    try:
-        tab = context.new_page()
-        tab.goto(book.url(page), wait_until="load")
-        if page == "index":
-            tab.wait_for_url(lambda url: not url.endswith("/index.html"))
-            tab.wait_for_load_state("load")
-        tab.evaluate(SETTLE_JS)
-        tab.wait_for_function("() => window.__bookSettled !== false")
-        tab.add_style_tag(content=STILL_CSS)
-        tab.evaluate(HOVER_JS)
-        for theme in THEMES:
-            tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
-            tab.evaluate(
-                "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
-            )
-            found = tab.evaluate(CONTRAST_JS)
-            texts = sorted(found["texts"], key=lambda text: text["ratio"])
-            result[theme] = {
-                "texts": len(texts),
-                "unknown_background": found["unknown"],
-                "minimum": texts[0]["ratio"] if texts else None,
-                "widget_minimum": min((t["ratio"] for t in texts if t["widget"]), default=None),
-                "widget_texts": sum(1 for t in texts if t["widget"]),
-                "lowest": texts[:5],
-                "failing": [text for text in texts if text["ratio"] < MINIMUM],
-            }
-            if theme == "dark" and page != "index":
-                shots = SCREENSHOT_DIR / "dark"
-                shots.mkdir(parents=True, exist_ok=True)
-                tab.evaluate("() => window.scrollTo(0, 0)")
-                tab.screenshot(path=str(shots / f"{page.replace('/', '__')}.png"), full_page=True)
-    finally:
-        context.close()
-    _RESULTS[page] = result
-    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps(_RESULTS, indent=1, ensure_ascii=False) + "\n")
-    return result
+    """Every visible text of ``page`` measured in each mode by the page's visit (kept for the run, per
+    worker under xdist), which also saves a screenshot in dark mode."""
+    return book.read(page, "contrast")
 
 
 def describe(failing: list[dict]) -> str:

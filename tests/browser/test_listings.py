@@ -1,20 +1,24 @@
 """Code that fits the page: no listing of the package and no code cell of a chapter scrolls sideways.
 
-Every page of the built book is opened in headless Chromium at the browser tests' window size, with
-every fold open (a long listing's ``<details>``, a hidden cell's toggle), as a reader who unfolds them
-sees it. For each code block of the article it reads whether the block scrolls sideways
-(``scrollWidth > clientWidth``) and how many characters its column shows (the block's inner width over
-the width of one character of its font). A package listing (``show_source``'s output) or a chapter's
-code cell that scrolls, or has a line longer than its column holds, fails the test, which names the
-page, the listing and the first line too long. Code inside a fold (an exercise's solution, a long
-listing's whole source) counts as much as code in the open, though its column is narrower than the
-77 characters of the page's (the fold's margins and paddings). Every column must also hold the line length that ruff
-keeps the package and the chapters to (``code/ruff.toml``, ``chapters/ruff.toml``), so that a
-change of theme or font that narrows it fails here before a listing scrolls. Printed outputs are
-measured too and reported, not failed: they show data, and a reader expects a table to scroll.
+Every page of the built book is measured at the end of its one visit (book_browser.Book: opened offline
+in headless Chromium at the browser tests' window size, typeset, checked by test_pages.py,
+test_contrast.py and test_accessibility.py, then back in its own mode), with every fold open (a long
+listing's ``<details>``, a hidden cell's toggle), as a reader who unfolds them sees it. For each code
+block of the article it reads whether the block scrolls sideways (``scrollWidth > clientWidth``) and how
+many characters its column shows (the block's inner width over the width of one character of its font).
+A package listing (``show_source``'s output) or a chapter's code cell that scrolls, or has a line longer
+than its column holds, fails the test, which names the page, the listing and the first line too long.
+Code inside a fold (an exercise's solution, a long listing's whole source) counts as much as code in the
+open, though its column is narrower than the 77 characters of the page's (the fold's margins and
+paddings). Every column must also hold the line length that ruff keeps the package and the chapters to
+(``code/ruff.toml``, ``chapters/ruff.toml``), so that a change of theme or font that narrows it fails
+here before a listing scrolls. Printed outputs are measured too and reported, not failed: they show
+data, and a reader expects a table to scroll.
 
-The measurements go to ``_build/screenshots/listings.json``; the test's message gives the column's
-width in characters.
+The measurements go to ``_build/screenshots/listings.json``, each page's as soon as it is measured,
+whichever worker of pytest-xdist visited it; the test's message gives the column's width in
+characters. The two tests over every page run after every page's own tests (conftest.py's LAST), and
+read the pages that another worker visited from that file.
 
 These tests carry the marker ``listings_fit_page``: ``pytest tests/browser -m "not listings_fit_page"``
 runs the other browser tests alone.
@@ -22,12 +26,13 @@ runs the other browser tests alone.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
 
 import pytest
-from book_browser import SCREENSHOT_DIR, TIMEOUT_MS, VIEWPORT, is_local
+from book_browser import SCREENSHOT_DIR, add_to_report
 from book_config import toc_files
 
 PAGES = toc_files()
@@ -99,29 +104,31 @@ MEASURE_JS = r"""
 """
 
 
-def _measure(book, page: str) -> list[dict]:
-    """Open ``page`` in a fresh tab, offline, unfold everything, and measure its code blocks."""
-    context = book.browser.new_context(viewport=VIEWPORT, service_workers="block")
-    context.set_default_timeout(TIMEOUT_MS)
-    context.route("**/*", lambda route: route.continue_() if is_local(route.request.url) else route.abort())
-    try:
-        tab = context.new_page()
-        tab.goto(book.url(page), wait_until="load")
-        tab.wait_for_function("() => document.fonts.status === 'loaded'")
-        found = tab.evaluate(MEASURE_JS)
-    finally:
-        context.close()
+def measure_listings(tab, page: str) -> list[dict]:
+    """Every fold of the page open in ``tab`` opened, and its code blocks measured (its visit, step 3);
+    also written to REPORT."""
+    found = tab.evaluate(MEASURE_JS)
     assert found is not None, f"{page}: no article.bd-article (did the theme change?)"
+    add_to_report(REPORT, page, found["blocks"], ensure_ascii=True)
     return found["blocks"]
 
 
 @pytest.fixture(scope="module")
+def listings(book):
+    """``listings(page)``: the code blocks of ``page`` its visit measured (kept for the run, per worker)."""
+    return functools.partial(book.read, part="listings")
+
+
+@pytest.fixture(scope="module")
 def measured(book):
-    """Every page's code blocks, measured once; written to _build/screenshots/listings.json."""
-    pages = {page: _measure(book, page) for page in PAGES}
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps(pages, indent=1) + "\n")
-    return pages
+    """Every page's code blocks: those its visit on this worker measured, and the others from REPORT,
+    where every worker writes its pages (these tests run last: conftest.py); a page found in neither is
+    visited here."""
+    reported = json.loads(REPORT.read_text()) if REPORT.is_file() else {}
+    return {
+        page: book.read(page, "listings") if page in book.visits or page not in reported else reported[page]
+        for page in PAGES
+    }
 
 
 def _columns(blocks: list[dict], kinds: tuple[str, ...]) -> int | None:
@@ -162,11 +169,11 @@ def test_code_inside_folds_is_measured(measured):
 
 @pytest.mark.listings_fit_page
 @pytest.mark.parametrize("page", PAGES)
-def test_code_column_holds_the_line_length(measured, page):
+def test_code_column_holds_the_line_length(listings, page):
     """Every code cell and listing shows at least the line length ruff enforces, folded or not."""
     narrow = [
         f"{block['kind']} {block['label']}{' (folded)' if block['folded'] else ''}: {block['columns']}"
-        for block in measured[page]
+        for block in listings(page)
         if block["kind"] in FAILING_KINDS and block["rendered"] and block["columns"] < LINE_LENGTH
     ]
     assert not narrow, (
@@ -176,8 +183,8 @@ def test_code_column_holds_the_line_length(measured, page):
 
 @pytest.mark.listings_fit_page
 @pytest.mark.parametrize("page", PAGES)
-def test_no_listing_or_code_cell_scrolls_sideways(measured, page):
-    blocks = measured[page]
+def test_no_listing_or_code_cell_scrolls_sideways(listings, page):
+    blocks = listings(page)
     hidden = [block["label"] for block in blocks if block["kind"] in FAILING_KINDS and not block["rendered"]]
     assert not hidden, f"{page}: code blocks that stay hidden with every fold open: {hidden}"
     scrolling = [
