@@ -109,6 +109,41 @@ def environment(device: torch.device, threads: int) -> Environment:
 R = TypeVar("R", bound="Record")
 
 
+class SeededRun(Protocol):
+    """A run of a study: what it compared (a model, a choice), and its
+    seed."""
+
+    @property
+    def seed(self) -> int: ...
+
+
+Run = TypeVar("Run", bound=SeededRun)
+
+
+class SeededRuns(typing.Generic[Run]):
+    """What a study's record offers that ran each compared thing (a
+    model, a choice) once per seed: its seeds, and one thing's runs.
+
+    A subclass is a :class:`Record` with a field ``runs``; it names the
+    field of its runs that says which thing each ran (``BY``).
+    """
+
+    BY: ClassVar[str]
+    runs: tuple[Run, ...]
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seeds of the runs, in order, each once."""
+        return sorted({run.seed for run in self.runs})
+
+    def runs_of(self, thing: Hashable) -> list[Run]:
+        """The runs of ``thing`` (their ``BY`` field), in seed order."""
+        return sorted(
+            (run for run in self.runs if getattr(run, self.BY) == thing),
+            key=lambda run: run.seed,
+        )
+
+
 def to_plain(value: Any) -> Any:
     """``value`` as JSON's values: a record as its :meth:`Record.to_dict`,
     another dataclass as a dictionary of its fields, a tuple as a list;

@@ -42,6 +42,7 @@ import torch
 from attnbook.core.records import (
     Environment,
     Record,
+    SeededRuns,
     environment,
     mean_sd,
 )
@@ -150,7 +151,7 @@ class StudyRun:
 
 
 @dataclass(frozen=True)
-class BottleneckStudy(Record):
+class BottleneckStudy(SeededRuns[StudyRun], Record):
     """A run of :func:`run_study`.
 
     Attributes:
@@ -163,6 +164,7 @@ class BottleneckStudy(Record):
 
     PACKAGED = "bottleneck_cpu.json"
     WHAT = "a recorded bottleneck study"
+    BY = "model"
 
     environment: Environment
     config: dict[str, Any]
@@ -173,17 +175,6 @@ class BottleneckStudy(Record):
     def models(self) -> list[StudyModel]:
         """The models, in the order they were given, each once."""
         return list(dict.fromkeys(run.model for run in self.runs))
-
-    @property
-    def seeds(self) -> list[int]:
-        return sorted({run.seed for run in self.runs})
-
-    def runs_of(self, model: StudyModel) -> list[StudyRun]:
-        """The runs of one model, one per seed, in seed order."""
-        return sorted(
-            (run for run in self.runs if run.model == model),
-            key=lambda run: run.seed,
-        )
 
     def recorded_start(self, run: StudyRun) -> RecordedStart:
         """``run``'s configuration and its validation losses, to train

@@ -32,7 +32,12 @@ from pathlib import Path
 
 import torch
 
-from attnbook.core.records import Environment, Record, environment
+from attnbook.core.records import (
+    Environment,
+    Record,
+    SeededRuns,
+    environment,
+)
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig
@@ -127,7 +132,7 @@ class DecoderRun:
 
 
 @dataclass(frozen=True)
-class DecoderComparison(Record):
+class DecoderComparison(SeededRuns[DecoderRun], Record):
     """A run of :func:`run_decoder_comparison`.
 
     Attributes:
@@ -142,6 +147,7 @@ class DecoderComparison(Record):
 
     PACKAGED = "luong_decoders_cpu.json"
     WHAT = "a recorded comparison of attention decoders"
+    BY = "decoder"
 
     environment: Environment
     data: DataConfig
@@ -149,17 +155,6 @@ class DecoderComparison(Record):
     decoders: dict[str, ModelConfig]
     runs: tuple[DecoderRun, ...]
     seconds: float
-
-    @property
-    def seeds(self) -> list[int]:
-        return sorted({run.seed for run in self.runs})
-
-    def runs_of(self, decoder: str) -> list[DecoderRun]:
-        """The runs of one decoder, in seed order."""
-        return sorted(
-            (run for run in self.runs if run.decoder == decoder),
-            key=lambda run: run.seed,
-        )
 
     def config(self, run: DecoderRun) -> ExperimentConfig:
         """The configuration ``run`` trained with."""

@@ -44,6 +44,7 @@ from torch import Tensor
 from attnbook.core.records import (
     Environment,
     Record,
+    SeededRuns,
     environment,
     mean_sd,
     merged_runs,
@@ -118,7 +119,7 @@ class ComparisonRun:
 
 
 @dataclass(frozen=True)
-class RealComparison(Record):
+class RealComparison(SeededRuns[ComparisonRun], Record):
     """A run of :func:`run_comparison`.
 
     Attributes:
@@ -134,6 +135,7 @@ class RealComparison(Record):
 
     PACKAGED = "realcompare_cpu.json"
     WHAT = "a recorded comparison of the GRU and the Transformer"
+    BY = "model"
 
     environment: Environment
     command: str
@@ -141,17 +143,6 @@ class RealComparison(Record):
     runs: tuple[ComparisonRun, ...]
     n_agreement_sentences: int
     seconds: float
-
-    @property
-    def seeds(self) -> list[int]:
-        return sorted({run.seed for run in self.runs})
-
-    def runs_of(self, model: str) -> list[ComparisonRun]:
-        """The runs of one model, one per seed, in seed order."""
-        return sorted(
-            (run for run in self.runs if run.model == model),
-            key=lambda run: run.seed,
-        )
 
     def recorded_start(self, run: ComparisonRun) -> RecordedStart:
         """``run``'s configuration and its logged training losses, to

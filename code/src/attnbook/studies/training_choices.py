@@ -26,7 +26,12 @@ from typing import Any
 
 import torch
 
-from attnbook.core.records import Environment, Record, environment
+from attnbook.core.records import (
+    Environment,
+    Record,
+    SeededRuns,
+    environment,
+)
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.training import TrainConfig
 from attnbook.nmt.transformer import TransformerSizes
@@ -126,7 +131,7 @@ class ChoiceRun:
 
 
 @dataclass(frozen=True)
-class TrainingChoices(Record):
+class TrainingChoices(SeededRuns[ChoiceRun], Record):
     """A run of :func:`run_training_choices`.
 
     Attributes:
@@ -140,23 +145,13 @@ class TrainingChoices(Record):
 
     PACKAGED = "training_choices_cpu.json"
     WHAT = "a recorded study of the Transformer's training choices"
+    BY = "choice"
 
     environment: Environment
     base: dict[str, Any]
     choices: dict[str, Any]
     runs: tuple[ChoiceRun, ...]
     seconds: float
-
-    @property
-    def seeds(self) -> list[int]:
-        return sorted({run.seed for run in self.runs})
-
-    def runs_of(self, choice: str) -> list[ChoiceRun]:
-        """The runs of one choice, in seed order."""
-        return sorted(
-            (run for run in self.runs if run.choice == choice),
-            key=lambda run: run.seed,
-        )
 
     def recorded_start(self, run: ChoiceRun) -> RecordedStart:
         """``run``'s configuration and its logged training losses, to

@@ -38,6 +38,7 @@ import torch
 
 from attnbook.core.records import (
     Record,
+    SeededRuns,
     environment,
     mean_sd,
     merged_runs,
@@ -118,12 +119,14 @@ class UnitsRun:
 
 
 @dataclass(frozen=True)
-class UnitsComparison(Record):
+class UnitsComparison(SeededRuns[UnitsRun], Record):
     """Words and pieces trained with the same seeds on the same split:
     the record and how it was made."""
 
     PACKAGED = "subwords_cpu.json"
     WHAT = "a recorded comparison of words and pieces"
+    BY = "units"
+    """What each run trained over: ``"words"`` or ``"pieces"``."""
 
     command: str
     environment: dict[str, Any]
@@ -131,14 +134,6 @@ class UnitsComparison(Record):
     runs: tuple[UnitsRun, ...]
     seconds: float
     chapter_run: UnitsRun | None = None
-
-    def runs_of(self, units: str) -> list[UnitsRun]:
-        """The runs over ``units`` (``"words"`` or ``"pieces"``),
-        in seed order."""
-        return sorted(
-            (r for r in self.runs if r.units == units),
-            key=lambda r: r.seed,
-        )
 
     def recorded_start(self) -> RecordedStart:
         """The chapter's run over pieces and its logged training losses,
