@@ -38,6 +38,7 @@ from attnbook.core.records import (
     SeededRuns,
     environment,
 )
+from attnbook.core.runtime import one_thread
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.training import TrainConfig
@@ -189,9 +190,7 @@ def run_decoder_comparison(
         ValueError: a score is missing (a decoder without attention).
     """
     start = time.perf_counter()
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         splits = data.splits()
         prepared = words_data(splits)
         runs = []
@@ -220,8 +219,6 @@ def run_decoder_comparison(
                         **{key: float(values[key]) for key in SCORES},
                     )
                 )
-    finally:
-        torch.set_num_threads(threads)
     return DecoderComparison(
         environment=environment(torch.device("cpu"), 1),
         data=data,

@@ -32,6 +32,7 @@ from attnbook.core.records import (
     SeededRuns,
     environment,
 )
+from attnbook.core.runtime import one_thread
 from attnbook.nmt.evaluation import evaluate
 from attnbook.nmt.training import TrainConfig
 from attnbook.nmt.transformer import TransformerSizes
@@ -175,9 +176,7 @@ def run_training_choices(
     (:data:`CHOICES_BASE`: the last).
     """
     start = time.perf_counter()
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         splits = base.data.splits()
         data = words_data(splits)
         runs = []
@@ -203,8 +202,6 @@ def run_training_choices(
                         exact_match=scores.metrics.exact_match,
                     )
                 )
-    finally:
-        torch.set_num_threads(threads)
     return TrainingChoices(
         environment=environment(torch.device("cpu"), 1),
         base={
