@@ -109,11 +109,15 @@ else
     --extra-index-url https://pypi.org/simple
 fi
 
+# The rest with uv (from PyPI, into .venv), which resolves and installs the same pins as pip in a
+# fraction of pip's time; it compiles the bytecode as pip does, so that no later import pays for it.
+"${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} uv
+uv=("$venv/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode)
 echo "== installing requirements.txt"
-"${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} -r requirements.txt
+"${uv[@]}" ${lock[@]+"${lock[@]}"} -r requirements.txt
 if [ "$want" = test ]; then
   echo "== installing requirements-test.txt"
-  "${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} -r requirements-test.txt
+  "${uv[@]}" ${lock[@]+"${lock[@]}"} -r requirements-test.txt
 fi
 "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 touch "$stamp"
