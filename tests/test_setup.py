@@ -196,3 +196,10 @@ def test_the_longest_chapters_start_first(tmp_path):
     report.write_text(json.dumps({"chapters": rows}))
     assert execute_chapters.longest_first([short, long, untimed], report) == [untimed, long, short]
     assert execute_chapters.cell_timeout() == 600  # _config.yml's execute: timeout
+
+
+def test_a_chapter_past_the_timeout_is_left_to_the_build_with_its_error(tmp_path):
+    chapter = _notebook(tmp_path / "03_slow.ipynb", "import time\ntime.sleep(30)")
+    _, executed, seconds, error = execute_chapters.execute(chapter, timeout=1, threads=1)
+    assert executed is None and seconds < 30
+    assert "Timeout" in error, error

@@ -74,10 +74,10 @@ def execute(chapter: Path, timeout: int, threads: int) -> tuple[Path, dict | Non
         )
         try:
             client.execute()
-        except CellExecutionError as error:
+        except Exception as error:  # a failing cell, a cell past the timeout, a kernel that died
             text = ANSI.sub("", str(error)).strip()
-            last = text.splitlines()[-1] if text else type(error).__name__
-            return chapter, None, time.perf_counter() - start, last
+            last = text.splitlines()[-1] if isinstance(error, CellExecutionError) and text else None
+            return chapter, None, time.perf_counter() - start, last or f"{type(error).__name__}: {text}"
     return chapter, notebook, time.perf_counter() - start, ""
 
 
