@@ -21,7 +21,7 @@ import re
 
 import pytest
 from axe import THEME_EXCLUDES, audit, axe_version, describe, failing
-from book_browser import SCREENSHOT_DIR, SETTLE_JS, TIMEOUT_MS, VIEWPORT, is_local
+from book_browser import SCREENSHOT_DIR, SET_THEME_JS, SETTLE_JS, TIMEOUT_MS, VIEWPORT, is_local
 from book_config import toc_files
 from test_contrast import STILL_CSS
 
@@ -192,7 +192,7 @@ def test_every_widget_shows_a_focus_ring_that_stands_out(book, page, theme):
     context, tab = open_page(book, page)
     try:
         tab.add_style_tag(content=STILL_CSS)
-        tab.evaluate(f"() => {{ document.documentElement.dataset.theme = {theme!r}; }}")
+        tab.evaluate(SET_THEME_JS, theme)
         roots = tab.evaluate(
             "() => [...document.querySelectorAll('.attention-widget[id], .attn-translator[id]')]"
             ".filter((w) => !w.parentElement.closest('.attention-widget, .attn-translator')).map((w) => w.id)"
