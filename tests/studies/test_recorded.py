@@ -11,7 +11,7 @@ from attnbook.cli import main
 from attnbook.nmt import score_against_references
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.studies.realdata import RealConfig, run_real_experiment
-from attnbook.studies.recorded import RecordedTranslations, record_run, recorded_config
+from attnbook.studies.recorded import ATTENTION, RecordedTranslations, record_run, recorded_config
 from attnbook.studies.replay import replay
 from attnbook.studies.units import UnitsComparison
 
@@ -85,3 +85,25 @@ def test_the_shipped_baseline_is_the_chapters_and_scores_below_the_attention_mod
     # the recorded word-level run of the same settings with attention (seed 0, the chapter's) scores higher
     attention = UnitsComparison.packaged().runs_of("words")[0]
     assert 0 < score.bleu < attention.scores["bleu"] and score.chrf < attention.scores["chrf"]
+
+
+def test_the_shipped_attention_run_is_the_baselines_with_attention_and_the_subword_studys_first_seed():
+    baseline, attention = RecordedTranslations.packaged(), RecordedTranslations.packaged(ATTENTION)
+    assert recorded_config(attention) == replace(
+        recorded_config(baseline), model=replace(recorded_config(baseline).model, attention="bahdanau")
+    )
+    assert attention.sources == baseline.sources and attention.train_steps == baseline.train_steps
+    pairs = load_tatoeba(shipped_path()).pairs
+    from attnbook.nmt import group_references, split_by_english
+
+    _, references = group_references(
+        split_by_english(pairs, test_fraction=0.1, val_fraction=0.05, seed=0).test
+    )
+    scores = [
+        score_against_references([list(h) for h in r.hypotheses], references) for r in (baseline, attention)
+    ]
+    assert scores[0].bleu < scores[1].bleu and scores[0].chrf < scores[1].chrf
+    # the subword study's word-level run of seed 0 trained the same model on the same batches
+    words = UnitsComparison.packaged().runs_of("words")[0]
+    assert words.seed == recorded_config(attention).train.seed
+    assert abs(scores[1].bleu - words.scores["bleu"]) < 0.5

@@ -1,23 +1,28 @@
 """A run on real pairs recorded with its held-out translations, so that a
 page can score and compare them without training the model again.
 
-The real-sentences chapter compares its attention model with the same
+The real-sentences chapter compares the attention model with the same
 encoder-decoder without attention, trained for the same steps on the same
-pairs. A CPU cannot train both within the chapter's time, so the baseline's
-run ships with the package: its configuration, its losses and its
-translations of the held-out sentences. The chapter trains its first steps
-again (:func:`~attnbook.studies.replay.replay` of
+pairs. A CPU cannot train both within the chapter's time, so both runs
+ship with the package: their configuration, their losses and their
+translations of the held-out sentences. The chapter trains the first steps
+of each again (:func:`~attnbook.studies.replay.replay` of
 :meth:`RecordedTranslations.recorded_start`) and compares the losses with
-the record, and scores the recorded translations itself. The record was
+the record, and scores the recorded translations itself. The records were
 made by the command line's ``--record`` option::
 
     python -m attnbook train --corpus tatoeba --attention none \\
         --epochs 2 --beam 1 --threads 1 \\
         --record code/src/attnbook/data/realbaseline_cpu.json
+    python -m attnbook train --corpus tatoeba \\
+        --epochs 2 --beam 1 --threads 1 \\
+        --record code/src/attnbook/data/realattention_cpu.json
 
 >>> record = RecordedTranslations.packaged()
 >>> record.config["model"]["attention"], len(record.hypotheses)
 ('none', 1097)
+>>> RecordedTranslations.packaged(ATTENTION).config["model"]["attention"]
+'bahdanau'
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ import torch
 from attnbook.core.records import Record, environment
 from attnbook.studies.realdata import RealConfig, RealExperiment
 from attnbook.studies.recipe import RecordedStart
+
+# The attention model's run at the baseline's budget, of the same kind.
+ATTENTION = "realattention_cpu.json"
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ class RecordedTranslations(Record):
             where it wrote one).
     """
 
-    PACKAGED = "realbaseline_cpu.json"
+    PACKAGED = "realbaseline_cpu.json"  # the baseline; ATTENTION beside it
     WHAT = "a recorded run with its translations"
 
     command: str
