@@ -17,7 +17,7 @@ screenshot of each page in dark mode to _build/screenshots/dark/.
 from __future__ import annotations
 
 import pytest
-from book_browser import SCREENSHOT_DIR, add_to_report
+from book_browser import FULL_PAGE_SHOT, SCREENSHOT_DIR, add_to_report
 from book_config import toc_files
 from test_widgets import CHAPTERS, widget_count_in_notebook
 
@@ -177,7 +177,7 @@ def shoot_dark(tab, page: str) -> None:
     shots = SCREENSHOT_DIR / "dark"
     shots.mkdir(parents=True, exist_ok=True)
     tab.evaluate("() => window.scrollTo(0, 0)")
-    tab.screenshot(path=str(shots / f"{page.replace('/', '__')}.png"), full_page=True)
+    tab.screenshot(path=str(shots / f"{page.replace('/', '__')}.jpg"), **FULL_PAGE_SHOT)
 
 
 def report_contrast(page: str, measured: dict) -> None:
