@@ -10,9 +10,7 @@ from attnbook.nmt.grammar import ToyGrammar
 from attnbook.studies.running_example import (
     RUNNING_PAIR,
     RunningExampleConfig,
-    _splits,
     _trained,
-    held_out_pairs,
     running_example,
 )
 
@@ -103,15 +101,3 @@ def test_running_example_is_deterministic_and_returns_fresh_tensors():
 def test_running_example_config_refuses_a_length_limit_below_the_sentence():
     with pytest.raises(ValueError, match="max_src_len must be at least 9"):
         RunningExampleConfig(max_src_len=5)
-
-
-def test_held_out_pairs_are_new_to_the_running_example_model_and_within_its_length():
-    # drawn with the training draw's own seed, the grammar's first sentences are the training sentences
-    pairs = held_out_pairs(40, TINY, seed=TINY.data_seed)
-    trained_on = {pair.source for pair in _splits(TINY)[0]}
-    assert len(pairs) == 40 and len({pair.source for pair in pairs}) == 40
-    assert not trained_on & {pair.source for pair in pairs}
-    assert max(len(pair.source) for pair in pairs) <= TINY.max_src_len
-    assert held_out_pairs(40, TINY, seed=TINY.data_seed) == pairs  # the same draw for the same seed
-    with pytest.raises(ValueError, match="n must be non-negative"):
-        held_out_pairs(-1)

@@ -43,7 +43,6 @@ from attnbook.studies.recorded import (
 from attnbook.studies.replay import replay
 from attnbook.studies.running_example import (
     RUNNING_PAIR,
-    held_out_pairs,
     running_example,
 )
 from attnbook.studies.shipped import (
@@ -84,7 +83,6 @@ __all__ = [
     "format_study",
     "format_units_comparison",
     "grammar_baseline_config",
-    "held_out_pairs",
     "listing",
     "p_value_text",
     "packaged_grammar_baseline",

@@ -36,7 +36,7 @@ from attnbook.core.runtime import one_thread, set_seed
 from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.nmt.data import EOS, SentencePair, Vocab
 from attnbook.nmt.encoder import EncoderMemory
-from attnbook.nmt.grammar import generate_pairs, make_splits
+from attnbook.nmt.grammar import make_splits
 from attnbook.nmt.model import evaluating
 from attnbook.nmt.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnbook.nmt.training import TrainConfig, TrainResult, train
@@ -205,38 +205,6 @@ def _splits(
     return [
         pair for pair in splits.train if pair.source != RUNNING_PAIR.source
     ][: config.n_train], splits.val
-
-
-def held_out_pairs(
-    n: int, config: RunningExampleConfig | None = None, *, seed: int = 1
-) -> list[SentencePair]:
-    """``n`` toy-grammar pairs whose English the running example's model
-    never trained on.
-
-    Drawn with ``seed`` from the grammar, at most
-    ``config.max_src_len`` English words long, none of them a training
-    sentence of :func:`running_example`'s model for ``config`` (the
-    defaults: the book's).
-
-    Raises:
-        ValueError: ``n`` is negative.
-
-    >>> pairs = held_out_pairs(5)
-    >>> (
-    ...     len(pairs),
-    ...     max(len(pair.source) for pair in pairs)
-    ...     <= RunningExampleConfig().max_src_len,
-    ... )
-    (5, True)
-    """
-    if n < 0:
-        raise ValueError(f"n must be non-negative, got {n}")
-    config = config or RunningExampleConfig()
-    trained_on = {pair.source for pair in _splits(config)[0]}
-    draw = generate_pairs(
-        n + len(trained_on), seed=seed, max_src_len=config.max_src_len
-    )
-    return [pair for pair in draw if pair.source not in trained_on][:n]
 
 
 @functools.lru_cache(maxsize=4)
