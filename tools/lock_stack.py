@@ -20,8 +20,8 @@ CONSTRAINTS = ROOT / "constraints.txt"
 HEADER = """\
 # The book's whole stack at exact versions (build, test and browser tools), locked on Python 3.11 and
 # read off the environment that `tools/setup_env.sh test` made: tools/setup_env.sh and the workflows
-# install with `-c constraints.txt` (pip for torch and uv, uv for the rest). torch is not here: it stays
-# the reader's or Colab's own.
+# install with `-c constraints.txt` (pip for uv, uv for the rest, torch's dependencies too). torch is not
+# here: it stays the reader's or Colab's own.
 # To upgrade: the upgrade-check workflow installs the newest versions the requirements allow and lists
 # what changed; `python tools/lock_stack.py write` in such an environment rewrites this file.
 """

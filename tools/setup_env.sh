@@ -94,25 +94,34 @@ for done_stamp in "${stamps[@]}"; do
   fi
 done
 
+# uv (pip installs it, from PyPI, into .venv) installs the rest: it resolves and installs the same pins
+# as pip in a fraction of pip's time, and compiles the bytecode as pip does, so that no later import
+# pays for it.
+"${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} uv
+uv=("$venv/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode)
+
+# The local wheel of torch that pip's configuration offers, if any: pip finds it (uv reads no pip
+# configuration), uv installs it.
+torch_version="${TORCH_LOCAL_VERSION:-2.13.0}"
+local_torch=$("${pip[@]}" install --quiet --no-index --no-deps --ignore-installed --dry-run --report - \
+  "torch==$torch_version" 2>/dev/null |
+  "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["install"][0]["download_info"]["url"])' \
+    2>/dev/null) || local_torch=""
 if "$venv/bin/python" -c 'import torch' 2>/dev/null; then
   echo "== keeping torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)')"
 elif [ -n "${TORCH_INSTALL:-}" ]; then
   echo "== installing torch: pip install $TORCH_INSTALL"
   # shellcheck disable=SC2086
   "${pip[@]}" install $TORCH_INSTALL
-elif "${pip[@]}" install --quiet --no-index --no-deps "torch==${TORCH_LOCAL_VERSION:-2.13.0}" 2>/dev/null; then
-  echo "== installed torch's CPU build from a local wheel"
-  "${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} "torch==${TORCH_LOCAL_VERSION:-2.13.0}"  # its dependencies
+elif [ -n "$local_torch" ]; then
+  echo "== installing torch's CPU build from a local wheel"
+  "${uv[@]}" ${lock[@]+"${lock[@]}"} "torch @ $local_torch"  # and its dependencies, from PyPI
 else
   echo "== installing torch's CPU build from PyTorch's CPU index"
   "${pip[@]}" install torch --index-url https://download.pytorch.org/whl/cpu \
     --extra-index-url https://pypi.org/simple
 fi
 
-# The rest with uv (from PyPI, into .venv), which resolves and installs the same pins as pip in a
-# fraction of pip's time; it compiles the bytecode as pip does, so that no later import pays for it.
-"${pip[@]}" install --quiet ${lock[@]+"${lock[@]}"} uv
-uv=("$venv/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode)
 echo "== installing requirements.txt"
 "${uv[@]}" ${lock[@]+"${lock[@]}"} -r requirements.txt
 if [ "$want" = test ]; then
