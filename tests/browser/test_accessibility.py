@@ -254,3 +254,21 @@ def test_reduced_motion_stills_the_page(book, page):
     assert found["no-preference"], (
         f"{page}: nothing moves even without the preference (the check sees nothing)"
     )
+
+
+def test_axe_leaves_only_the_highlighted_code_to_the_contrast_test(chromium):
+    """One run of axe audits every rule; its contrast rule skips the tokens of ``div.highlight``
+    (test_contrast.py measures them) and nothing else."""
+    tab = chromium.new_page()
+    try:
+        tab.set_content(
+            '<!doctype html><html lang="en"><head><title>code</title></head><body><main><h1>Code</h1>'
+            '<p style="color: #bbb">faint prose</p><div class="highlight"><pre><span style="color: #ccc">'
+            'faint_token</span></pre></div><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main>'
+            "</body></html>"
+        )
+        found = {v["rule"]: [n["html"] for n in v["nodes"]] for v in audit(tab)}
+    finally:
+        tab.close()
+    assert found["color-contrast"] == ['<p style="color: #bbb">faint prose</p>']
+    assert "image-alt" in found  # the other rules ran on the same page
