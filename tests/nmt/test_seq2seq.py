@@ -300,3 +300,43 @@ def test_models_run_on_float32_by_default(vocabs, tiny_translator):
     batch = make_batch([SentencePair(("the", "cat", "sleeps"), ("le", "chat", "dort"))], src_vocab, tgt_vocab)
     logits, weights = model(batch.src, batch.src_mask, batch.tgt_in)
     assert logits.dtype == weights.dtype == torch.float32
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_dropout_changes_training_only_and_at_zero_draws_nothing(kind, pairs, vocabs):
+    batch = make_batch(pairs[:6], *vocabs)
+
+    def build(dropout: float) -> Seq2Seq:
+        torch.manual_seed(0)
+        config = Seq2SeqConfig(
+            len(vocabs[0]),
+            len(vocabs[1]),
+            attention=kind,
+            emb_dim=8,
+            hidden_dim=12,
+            attn_dim=6,
+            dropout=dropout,
+        )
+        return Seq2Seq(config).double()
+
+    plain, dropped = build(0.0), build(0.5)
+    # the same weights: dropout adds no parameter
+    weights = [model.state_dict() for model in (plain, dropped)]
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][name], weights[1][name]) for name in weights[0])
+    logits = {
+        name: model(batch.src, batch.src_mask, batch.tgt_in)[0]
+        for name, model in (("plain", plain), ("dropped", dropped))
+    }
+    assert not torch.allclose(logits["plain"], logits["dropped"])  # training mode drops features
+    with evaluating(plain), evaluating(dropped):
+        torch.testing.assert_close(
+            dropped(batch.src, batch.src_mask, batch.tgt_in)[0],
+            plain(batch.src, batch.src_mask, batch.tgt_in)[0],
+        )
+    # at 0 no module is built, so no random number is drawn: the generator is where it was
+    state = torch.random.get_rng_state()
+    plain(batch.src, batch.src_mask, batch.tgt_in)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    with pytest.raises(ValueError, match="dropout must be below 1"):
+        Seq2SeqConfig(5, 5, dropout=1.0)

@@ -24,23 +24,44 @@ from attnbook.layers.local import LocalPAttention
 from attnbook.layers.luong import LuongAttention
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.encoder import EncoderMemory
-from attnbook.nmt.model import decode_stepwise
+from attnbook.nmt.model import decode_stepwise, optional_dropout
 
 
 class _Decoder(nn.Module):
-    """What the three decoders share: the embedding, the initial state and
-    the step-by-step loop."""
+    """What the three decoders share: the embedding, the initial state,
+    the dropout and the step-by-step loop.
+
+    ``dropout`` (keyword-only in every decoder) zeroes features of the
+    target embeddings and of what the output layer reads, while training
+    (0: none; :func:`~attnbook.nmt.model.optional_dropout`)."""
 
     uses_attention = True
+    out: nn.Linear  # the output layer, each decoder's own
 
     def __init__(
-        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        enc_dim: int,
+        *,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(
             vocab_size, emb_dim, padding_idx=Vocab.pad_id
         )
         self.bridge = nn.Linear(enc_dim, hidden_dim)  # s_0 = tanh(W_s c)
+        self.dropout = optional_dropout(dropout)
+
+    def embed(self, tokens: Tensor) -> Tensor:
+        """The target tokens' embeddings (dropped out while training)."""
+        return self.dropout(self.embedding(tokens))
+
+    def logits(self, features: Tensor) -> Tensor:
+        """The output layer over ``features`` (dropped out while
+        training)."""
+        return self.out(self.dropout(features))
 
     def prepare(self, memory: EncoderMemory) -> EncoderMemory:
         """Precompute what every step reuses (Bahdanau: the key
@@ -97,8 +118,12 @@ class BahdanauDecoder(_Decoder):
         hidden_dim: int,
         enc_dim: int,
         attn_dim: int,
+        *,
+        dropout: float = 0.0,
     ) -> None:
-        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        super().__init__(
+            vocab_size, emb_dim, hidden_dim, enc_dim, dropout=dropout
+        )
         self.attention = BahdanauAttention(
             query_dim=hidden_dim, key_dim=enc_dim, attn_dim=attn_dim
         )
@@ -114,7 +139,7 @@ class BahdanauDecoder(_Decoder):
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
-        embedded = self.embedding(prev_tokens)  # (batch, emb_dim)
+        embedded = self.embed(prev_tokens)  # (batch, emb_dim)
         context, weights = (
             self.attention(  # query: the previous state s_{i-1}
                 state,
@@ -125,7 +150,7 @@ class BahdanauDecoder(_Decoder):
         )
         # s_i
         state = self.rnn(torch.cat([embedded, context], dim=-1), state)
-        logits = self.out(torch.cat([state, context, embedded], dim=-1))
+        logits = self.logits(torch.cat([state, context, embedded], dim=-1))
         return logits, state, weights
 
     def forward(
@@ -138,7 +163,7 @@ class BahdanauDecoder(_Decoder):
         the embedding and the output layer, which do not feed back,
         run once over all steps.
         """
-        embedded = self.embedding(tgt_in)  # (batch, tgt_len, emb_dim)
+        embedded = self.embed(tgt_in)  # (batch, tgt_len, emb_dim)
         state = self.init_state(memory)
         states, contexts, weights = [], [], []
         # unbind, not slicing: a cheaper backward
@@ -159,7 +184,7 @@ class BahdanauDecoder(_Decoder):
             [torch.stack(states, 1), torch.stack(contexts, 1), embedded],
             dim=-1,
         )
-        return self.out(features), torch.stack(weights, dim=1)
+        return self.logits(features), torch.stack(weights, dim=1)
 
 
 class LuongDecoder(_Decoder):
@@ -233,8 +258,11 @@ class LuongDecoder(_Decoder):
         *,
         input_feeding: bool = False,
         local_window: int | None = None,
+        dropout: float = 0.0,
     ) -> None:
-        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        super().__init__(
+            vocab_size, emb_dim, hidden_dim, enc_dim, dropout=dropout
+        )
         # + 1: the source <eos>
         longest = None if max_src_len is None else max_src_len + 1
         if local_window is None:
@@ -334,9 +362,9 @@ class LuongDecoder(_Decoder):
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, Tensor]:
         attentional, state, weights = self.attentional_step(
-            self.embedding(prev_tokens), state, memory
+            self.embed(prev_tokens), state, memory
         )
-        return self.out(attentional), state, weights
+        return self.logits(attentional), state, weights
 
     def forward(
         self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True
@@ -350,7 +378,7 @@ class LuongDecoder(_Decoder):
                 memory,
             )
         # (batch, tgt_len, emb_dim), once for all steps
-        embedded = self.embedding(tgt_in)
+        embedded = self.embed(tgt_in)
         # with input feeding each step needs the last one's attention:
         # step by step
         if self.input_feeding:
@@ -362,7 +390,7 @@ class LuongDecoder(_Decoder):
                 )
                 attentional_states.append(attentional)
                 step_weights.append(weights)
-            return self.out(
+            return self.logits(
                 torch.stack(attentional_states, dim=1)
             ), torch.stack(step_weights, dim=1)
         states, _ = self.rnn(
@@ -373,7 +401,7 @@ class LuongDecoder(_Decoder):
         attentional = torch.tanh(
             self.combine(torch.cat([context, states], dim=-1))
         )
-        return self.out(attentional), weights
+        return self.logits(attentional), weights
 
 
 class PlainDecoder(_Decoder):
@@ -389,38 +417,43 @@ class PlainDecoder(_Decoder):
     uses_attention = False
 
     def __init__(
-        self, vocab_size: int, emb_dim: int, hidden_dim: int, enc_dim: int
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        enc_dim: int,
+        *,
+        dropout: float = 0.0,
     ) -> None:
-        super().__init__(vocab_size, emb_dim, hidden_dim, enc_dim)
+        super().__init__(
+            vocab_size, emb_dim, hidden_dim, enc_dim, dropout=dropout
+        )
         self.rnn = nn.GRU(emb_dim + enc_dim, hidden_dim, batch_first=True)
         self.out = nn.Linear(hidden_dim + enc_dim + emb_dim, vocab_size)
 
     def step(
         self, prev_tokens: Tensor, state: Tensor, memory: EncoderMemory
     ) -> tuple[Tensor, Tensor, None]:
-        embedded = self.embedding(prev_tokens)
+        embedded = self.embed(prev_tokens)
         rnn_input = torch.cat([embedded, memory.final], dim=-1).unsqueeze(
             1
         )
         _, state = self.rnn(rnn_input, state.unsqueeze(0))
         state = state.squeeze(0)
-        return (
-            self.out(torch.cat([state, memory.final, embedded], dim=-1)),
-            state,
-            None,
-        )
+        features = torch.cat([state, memory.final, embedded], dim=-1)
+        return self.logits(features), state, None
 
     def forward(
         self, tgt_in: Tensor, memory: EncoderMemory, parallel: bool = True
     ) -> tuple[Tensor, None]:
         """Teacher forcing in one GRU call (the summary is the same at
         every step; ``parallel`` changes nothing)."""
-        embedded = self.embedding(tgt_in)
+        embedded = self.embed(tgt_in)
         summary = memory.final.unsqueeze(1).expand(-1, tgt_in.size(1), -1)
         states, _ = self.rnn(
             torch.cat([embedded, summary], dim=-1),
             self.init_state(memory).unsqueeze(0),
         )
-        return self.out(
+        return self.logits(
             torch.cat([states, summary, embedded], dim=-1)
         ), None

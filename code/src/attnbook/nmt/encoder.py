@@ -16,6 +16,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from attnbook.nmt.data import Vocab
+from attnbook.nmt.model import optional_dropout
 
 
 @dataclass
@@ -70,6 +71,9 @@ class Encoder(nn.Module):
         emb_dim: the embedding size.
         hidden_dim: the GRU size per direction;
             the states have ``enc_dim = 2 * hidden_dim`` features.
+        dropout: the probability of zeroing a feature of the embeddings
+            and of the states, while training (0: none;
+            :func:`~attnbook.nmt.model.optional_dropout`).
 
     Shape:
         - src: ``(batch, src_len)`` token ids;
@@ -79,7 +83,12 @@ class Encoder(nn.Module):
     """
 
     def __init__(
-        self, vocab_size: int, emb_dim: int, hidden_dim: int
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        *,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(
@@ -88,6 +97,7 @@ class Encoder(nn.Module):
         self.rnn = nn.GRU(
             emb_dim, hidden_dim, batch_first=True, bidirectional=True
         )
+        self.dropout = optional_dropout(dropout)
 
     def forward(
         self, src: Tensor, src_mask: Tensor
@@ -98,7 +108,8 @@ class Encoder(nn.Module):
                 "every source sentence needs at least one token: a row of "
                 "src_mask is all False"
             )
-        embedded = self.embedding(src)  # (batch, src_len, emb_dim)
+        # (batch, src_len, emb_dim)
+        embedded = self.dropout(self.embedding(src))
         packed = pack_padded_sequence(
             embedded, lengths.cpu(), batch_first=True, enforce_sorted=False
         )
@@ -108,4 +119,4 @@ class Encoder(nn.Module):
             packed_states, batch_first=True, total_length=src.size(1)
         )
         summary = torch.cat([last[0], last[1]], dim=-1)  # (batch, enc_dim)
-        return states, summary
+        return self.dropout(states), summary

@@ -160,6 +160,11 @@ class ModelConfig:
             Gaussian window.
         local_window: the half-width D of the local-p window,
             in source positions.
+        dropout: the probability of zeroing a feature while training (0:
+            no dropout; inactive in evaluation mode): in the GRU
+            encoder-decoder, of the embeddings (source and target), the
+            encoder's states and what the output layer reads; in the
+            Transformer, of the embeddings and every sublayer's output.
 
     Raises:
         ValueError: a size below 1, or an impossible combination (see
@@ -183,6 +188,7 @@ class ModelConfig:
     input_feeding: bool = False
     local_p: bool = False
     local_window: int = field(default=4, metadata={"minimum": 1})
+    dropout: float = field(default=0.0, metadata={"minimum": 0.0})
 
     kind: ClassVar[str] = "seq2seq"
     """The kind of model these choices build, as checkpoints, records and
@@ -190,6 +196,10 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if not self.dropout < 1.0:
+            raise ValueError(
+                f"dropout must be below 1, got {self.dropout!r}"
+            )
         check_model_choices(
             self.attention,
             self.luong_score,
@@ -311,7 +321,10 @@ class Seq2Seq(nn.Module):
         self.config = config
         enc_dim = 2 * config.hidden_dim
         self.encoder = Encoder(
-            config.src_vocab_size, config.emb_dim, config.hidden_dim
+            config.src_vocab_size,
+            config.emb_dim,
+            config.hidden_dim,
+            dropout=config.dropout,
         )
         sizes = (
             config.tgt_vocab_size,
@@ -321,7 +334,7 @@ class Seq2Seq(nn.Module):
         )
         if config.attention == "bahdanau":
             self.decoder: _Decoder = BahdanauDecoder(
-                *sizes, attn_dim=config.attn_dim
+                *sizes, attn_dim=config.attn_dim, dropout=config.dropout
             )
         elif config.attention == "luong":
             self.decoder = LuongDecoder(
@@ -332,9 +345,10 @@ class Seq2Seq(nn.Module):
                 local_window=config.local_window
                 if config.local_p
                 else None,
+                dropout=config.dropout,
             )
         else:
-            self.decoder = PlainDecoder(*sizes)
+            self.decoder = PlainDecoder(*sizes, dropout=config.dropout)
 
     @property
     def device(self) -> torch.device:

@@ -41,7 +41,7 @@ from torch import Tensor, nn
 from attnbook.core.config import check_fields
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.model import decode_stepwise
+from attnbook.nmt.model import decode_stepwise, optional_dropout
 
 
 def sinusoidal_positions(
@@ -200,12 +200,6 @@ def _feed_forward(d_model: int, ff_dim: int) -> nn.Sequential:
     )
 
 
-def _dropout(probability: float) -> nn.Module:
-    # no module at all when off, so that a model without dropout computes
-    # exactly what it computed before dropout existed
-    return nn.Dropout(probability) if probability > 0 else nn.Identity()
-
-
 class _ResidualLayer(nn.Module):
     """What the encoder's and the decoder's layers share: how a sublayer
     sits in its residual branch with its LayerNorm ``norm``.
@@ -267,7 +261,8 @@ class EncoderLayer(_ResidualLayer):
             nn.LayerNorm(d_model),
         )
         self.feed_forward = _feed_forward(d_model, ff_dim)
-        self.norm_first, self.dropout = norm_first, _dropout(dropout)
+        self.norm_first = norm_first
+        self.dropout = optional_dropout(dropout)
 
     def forward(self, states: Tensor, src_mask: Tensor) -> Tensor:
         read = self.sublayer_input(self.norm_attn, states)
@@ -309,7 +304,8 @@ class DecoderLayer(_ResidualLayer):
             nn.LayerNorm(d_model) for _ in range(3)
         )
         self.feed_forward = _feed_forward(d_model, ff_dim)
-        self.norm_first, self.dropout = norm_first, _dropout(dropout)
+        self.norm_first = norm_first
+        self.dropout = optional_dropout(dropout)
         self.causal = causal
 
     def _cross_and_feed_forward(
@@ -394,7 +390,7 @@ class _Embed(nn.Module):
         # the position codes, not 8 times larger
         nn.init.zeros_(self.embedding.weight[Vocab.pad_id])
         self.scale = math.sqrt(d_model)
-        self.dropout = _dropout(dropout)
+        self.dropout = optional_dropout(dropout)
 
     def forward(self, tokens: Tensor, start: int = 0) -> Tensor:
         """Embed ``tokens`` ``(batch, len)`` standing at positions
