@@ -3,7 +3,7 @@
 #   make test   set up .venv and Node's packages if needed, run every test: ruff, Biome, the unit
 #               tests, the book's own guards, every chapter under nbval, the book build and its LaTeX
 #               sources with warnings as errors, and every built page in headless Chromium with no
-#               network (screenshots: _build/screenshots/); ends with a table of each step's seconds
+#               network (screenshots: _build/screenshots/); ends with a table of each step's seconds and CPU seconds
 #   make quick  the author's loop: lint, the unit tests (not the slow ones), and only the chapters
 #               that changed since they last passed (under nbval or in the build)
 # Both do their own set-up; PYTHON=/path/to/python3.x chooses the interpreter for the venv.

@@ -203,3 +203,30 @@ def test_a_chapter_past_the_timeout_is_left_to_the_build_with_its_error(tmp_path
     _, executed, seconds, error = execute_chapters.execute(chapter, timeout=1, threads=1)
     assert executed is None and seconds < 30
     assert "Timeout" in error, error
+
+
+def test_the_steps_table_gives_each_steps_seconds_and_cpu_seconds_and_stops_at_a_failure():
+    busy = f"{sys.executable} -c 'import time; t = time.process_time(); exec(\"while time.process_time() - t < 1.2: pass\")'"
+    result = subprocess.run(
+        [
+            str(REPO_ROOT / "tools" / "steps.sh"),
+            "busy",
+            busy,
+            "waits",
+            "sleep 1",
+            "fails",
+            "exit 3",
+            "never",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 3
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.split()}
+    assert rows["step"] == ["step", "seconds", "CPU", "seconds", "cores"]
+    assert int(rows["busy"][2]) >= 1  # the CPU the step's own process spent
+    assert int(rows["waits"][1]) >= 1 and int(rows["waits"][2]) == 0  # a step that waits computes nothing
+    assert "(FAILED," in result.stdout and "never" not in rows
+    assert int(rows["total"][2]) >= int(rows["busy"][2])
