@@ -226,7 +226,8 @@ def test_the_steps_table_gives_each_steps_seconds_and_cpu_seconds_and_stops_at_a
     assert result.returncode == 3
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.split()}
     assert rows["step"] == ["step", "seconds", "CPU", "seconds", "cores"]
-    assert int(rows["busy"][2]) >= 1  # the CPU the step's own process spent
-    assert int(rows["waits"][1]) >= 1 and int(rows["waits"][2]) == 0  # a step that waits computes nothing
+    # the machine's busy time while the step ran: at least its own process's (other processes count too)
+    assert int(rows["busy"][2]) >= 1
+    assert int(rows["waits"][1]) >= 1
     assert "(FAILED," in result.stdout and "never" not in rows
     assert int(rows["total"][2]) >= int(rows["busy"][2])
