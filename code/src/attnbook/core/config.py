@@ -28,11 +28,12 @@ from typing import Any
 
 def check_fields(config: Any) -> None:
     """Check every field of a config dataclass against the ``minimum``,
-    ``choices`` and ``kinds`` of its metadata.
+    ``below`` (a bound it must stay under: a probability that may not
+    be 1), ``choices`` and ``kinds`` of its metadata.
 
     Raises:
-        ValueError: a field is below its minimum or not one of its choices;
-            the message names the field.
+        ValueError: a field is below its minimum, not below its ``below``
+            or not one of its choices; the message names the field.
         TypeError: a field is an instance of none of its ``kinds``.
     """
     for item in dataclasses.fields(config):
@@ -53,6 +54,11 @@ def check_fields(config: Any) -> None:
         if minimum is not None and value is not None and value < minimum:
             raise ValueError(
                 f"{item.name} must be at least {minimum}, got {value!r}"
+            )
+        below = item.metadata.get("below")
+        if below is not None and value is not None and not value < below:
+            raise ValueError(
+                f"{item.name} must be below {below}, got {value!r}"
             )
         if choices is not None and value not in choices:
             raise ValueError(

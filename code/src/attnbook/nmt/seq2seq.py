@@ -188,7 +188,9 @@ class ModelConfig:
     input_feeding: bool = False
     local_p: bool = False
     local_window: int = field(default=4, metadata={"minimum": 1})
-    dropout: float = field(default=0.0, metadata={"minimum": 0.0})
+    dropout: float = field(
+        default=0.0, metadata={"minimum": 0.0, "below": 1}
+    )
 
     kind: ClassVar[str] = "seq2seq"
     """The kind of model these choices build, as checkpoints, records and
@@ -196,10 +198,6 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if not self.dropout < 1.0:
-            raise ValueError(
-                f"dropout must be below 1, got {self.dropout!r}"
-            )
         check_model_choices(
             self.attention,
             self.luong_score,

@@ -187,17 +187,14 @@ class TrainConfig:
     keep_best: bool = True
     lr_decay: bool | None = None
     warmup_steps: int = field(default=0, metadata={"minimum": 0})
-    label_smoothing: float = field(default=0.0, metadata={"minimum": 0.0})
+    label_smoothing: float = field(
+        default=0.0, metadata={"minimum": 0.0, "below": 1}
+    )
     word_dropout: float = field(default=0.0, metadata={"minimum": 0.0})
     average_last: int = field(default=0, metadata={"minimum": 0})
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if not self.label_smoothing < 1.0:
-            raise ValueError(
-                "label_smoothing must be below 1, got "
-                f"{self.label_smoothing!r}"
-            )
         if not self.word_dropout <= 1.0:
             raise ValueError(
                 "word_dropout must be at most 1, got "

@@ -119,7 +119,9 @@ class TransformerSizes:
     num_layers: int = field(default=2, metadata={"minimum": 1})
     ff_dim: int = field(default=128, metadata={"minimum": 1})
     norm_first: bool = True
-    dropout: float = field(default=0.0, metadata={"minimum": 0.0})
+    dropout: float = field(
+        default=0.0, metadata={"minimum": 0.0, "below": 1}
+    )
     causal: bool = True
     tie_embeddings: bool = False
 
@@ -139,10 +141,6 @@ class TransformerSizes:
                 "d_model must be even and divisible by num_heads, got "
                 f"d_model={self.d_model} and "
                 f"num_heads={self.num_heads}"
-            )
-        if not self.dropout < 1.0:
-            raise ValueError(
-                f"dropout must be below 1, got {self.dropout!r}"
             )
 
     def sized(
