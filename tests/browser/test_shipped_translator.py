@@ -83,7 +83,7 @@ TYPED = ["I am cold.", "Can you read?", "Do it again.", "I'm a zorblax."]
 
 @pytest.fixture(scope="module")
 def printed():
-    return printed_by_the_command_line(TYPED)
+    return printed_by_the_command_line(TYPED, "--model", "seq2seq")
 
 
 @pytest.mark.parametrize("sentence", TYPED)

@@ -19,11 +19,11 @@ from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
-from attnbook.studies.realdata import RealConfig
+from attnbook.studies.realdata import RealConfig, real_defaults, small_data_config
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-TINY = ["--hidden-dim", "8", "--steps", "1", "--threads", "1", "--device", "cpu"]
+TINY = ["--model", "seq2seq", "--hidden-dim", "8", "--steps", "1", "--threads", "1", "--device", "cpu"]
 
 
 @pytest.fixture(scope="module")
@@ -248,19 +248,45 @@ def test_steps_are_rounded_up_to_whole_epochs_of_the_training_share():
 
 def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_real_data_ones():
     parse = build_parser().parse_args
-    defaults = RealConfig()
+    # without --model, the Transformer's small-data recipe
     config = train_command.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
-    assert config.train == defaults.train and config.model == defaults.model
+    assert config == small_data_config() == real_defaults()
+    assert config.model == TransformerSizes(dropout=0.2) and config.train.average_last == 5
+    # --model seq2seq: the GRU's own defaults, not the recipe's
     config = train_command.real_config_from_args(
-        parse(["train", "--corpus", "tatoeba", "--lr", "0.001", "--batch-size", "32", "--hidden-dim", "64"]),
-        18065,
+        parse(["train", "--corpus", "tatoeba", "--model", "seq2seq"]), 18065
     )
+    assert config == RealConfig() == real_defaults("seq2seq")
+    argv = ["train", "--corpus", "tatoeba", "--model", "seq2seq", "--lr", "0.001", "--batch-size", "32"]
+    config = train_command.real_config_from_args(parse([*argv, "--hidden-dim", "64"]), 18065)
     assert (config.train.lr, config.train.batch_size, config.model.hidden_dim) == (0.001, 32, 64)
+    config = train_command.real_config_from_args(
+        parse(["train", "--corpus", "tatoeba", "--epochs", "3"]), 18065
+    )
+    assert config == replace(small_data_config(), train=replace(small_data_config().train, max_epochs=3))
+
+
+def test_a_flag_of_the_gru_without_model_seq2seq_says_how_to_ask_for_it(capsys):
+    assert main(["train", "--corpus", "tatoeba", "--attention", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--attention has no effect on --model transformer" in err and "give --model seq2seq" in err
+    assert "Traceback" not in err
+
+
+def test_the_help_gives_each_runs_default_where_they_differ(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 4 on the toy grammar, 20 with --corpus, 5 with --corpus --model seq2seq)" in text
+    # a field of one model only: the runs that train it; a field of one class only: "only"
+    assert "(default: 64 on the toy grammar, 96 with --corpus --model seq2seq)" in text
+    assert "(default: 0; with --corpus only)" in text and "(default: 20000; on the toy grammar only)" in text
+    assert "(default: seq2seq on the toy grammar, transformer with --corpus)" in text
 
 
 def test_a_flag_given_with_the_toy_grammars_default_value_still_counts_on_a_corpus_run():
     parse = build_parser().parse_args
-    defaults = RealConfig()
+    defaults = real_defaults()
     # the toy grammar's defaults are 4 epochs, no learning-rate decay, the best weights kept: the
     # real-data defaults differ, so each flag below is only honoured if "given" is told from "default"
     assert (defaults.train.max_epochs, defaults.train.lr_decay, defaults.train.keep_best) != (4, False, True)
@@ -284,12 +310,14 @@ def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
 
 def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():
     # the real-data run nests the same model configuration: Luong's options, or the Transformer's sizes
-    argv = ["train", "--corpus", "tatoeba", "--attention", "luong", "--input-feeding", "--hidden-dim", "32"]
-    config = train_command.real_config_from_args(build_parser().parse_args(argv), 18065)
+    argv = ["train", "--corpus", "tatoeba", "--model", "seq2seq", "--attention", "luong", "--input-feeding"]
+    config = train_command.real_config_from_args(
+        build_parser().parse_args([*argv, "--hidden-dim", "32"]), 18065
+    )
     assert config.model == replace(RealConfig().model, attention="luong", input_feeding=True, hidden_dim=32)
     argv = ["train", "--corpus", "tatoeba", "--model", "transformer", "--d-model", "32"]
     config = train_command.real_config_from_args(build_parser().parse_args(argv), 18065)
-    assert config.model == TransformerSizes(d_model=32)
+    assert config.model == replace(small_data_config().model, d_model=32)
 
 
 def test_train_on_real_pairs_trains_the_transformer_and_says_which_bleu_it_prints(tiny_corpus, capsys):

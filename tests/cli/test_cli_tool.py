@@ -22,7 +22,7 @@ from attnbook.cli.main import build_parser
 from attnbook.nmt.corpus import shipped_path
 from attnbook.studies import bottleneck, realcompare
 from attnbook.studies.experiment import ExperimentConfig
-from attnbook.studies.realdata import RealConfig
+from attnbook.studies.realdata import real_defaults
 
 ATTNBOOK = Path(sys.executable).parent / "attnbook"  # the console command the package installs
 TINY = ["--n-train", "120", "--n-val", "20", "--n-test", "30", "--epochs", "1", "--hidden-dim", "8"]
@@ -206,11 +206,12 @@ def test_a_missing_gpu_is_said_with_the_flag(monkeypatch, capsys):
 
 
 def test_the_help_shows_each_runs_default_where_they_differ():
-    grammar, real = ExperimentConfig(), RealConfig()
+    grammar, real, gru = ExperimentConfig(), real_defaults(), real_defaults("seq2seq")
     assert grammar.train.max_epochs != real.train.max_epochs  # else there is nothing to show
     text = " ".join(all_help().split())
     epochs = (
-        f"(default: {grammar.train.max_epochs} on the toy grammar, {real.train.max_epochs} with --corpus)"
+        f"(default: {grammar.train.max_epochs} on the toy grammar, {real.train.max_epochs} with --corpus, "
+        f"{gru.train.max_epochs} with --corpus --model seq2seq)"
     )
     assert f"--epochs N passes over the training pairs at most {epochs}" in text
     assert f"(default: {real.beam_size}; with --corpus only)" in text  # --beam

@@ -15,6 +15,7 @@ from attnbook.cli import translate as translate_command
 from attnbook.cli.inputs import read_model
 from attnbook.nmt import shipped_export
 from attnbook.nmt.corpus import shipped_path, tokenize_english
+from attnbook.nmt.export import SHIPPED_TRANSFORMER
 from attnbook.studies import shipped_longest_source
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -98,13 +99,16 @@ def test_translate_decodes_with_the_beam_its_scores_use_unless_told(capsys):
     """The shipped model's held-out scores are measured at its record's beam: a reader's ``translate`` decodes
     with that beam by default, and ``--beam 1`` gives greedy search."""
     assert translate_command.DEFAULT_BEAM == shipped_export().info["beam_size"] == 4
-    assert main(["translate", "--device", "cpu", "--json", "I am cold."]) == 0
+    assert shipped_export(SHIPPED_TRANSFORMER).info["beam_size"] == 4
+    # the GRU (chapter 8's box), where the two searches part on this sentence
+    gru = ["translate", "--model", "seq2seq", "--device", "cpu", "--json"]
+    assert main([*gru, "I am cold."]) == 0
     default = json.loads(capsys.readouterr().out)
-    assert main(["translate", "--device", "cpu", "--json", "--beam", "4", "I am cold."]) == 0
+    assert main([*gru, "--beam", "4", "I am cold."]) == 0
     assert json.loads(capsys.readouterr().out)["tokens"] == default["tokens"]
-    assert main(["translate", "--device", "cpu", "--json", "--beam", "1", "I am cold."]) == 0
+    assert main([*gru, "--beam", "1", "I am cold."]) == 0
     greedy = json.loads(capsys.readouterr().out)
-    # the sentence where the two searches part: greedy search says the wrong thing
+    # greedy search says the wrong thing
     assert (default["translation"], greedy["translation"]) == ("j'ai froid.", "je suis froid.")
 
 

@@ -17,7 +17,7 @@ import torch
 
 from attnbook.nmt import beam_search, detokenize_french, export_translator, shipped_export
 from attnbook.nmt.corpus import tokenize_english
-from attnbook.nmt.export import read_export
+from attnbook.nmt.export import SHIPPED_TRANSFORMER, SHIPPED_TRANSLATOR, read_export
 from attnbook.nmt.search import greedy_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -185,20 +185,23 @@ def test_the_shipped_translator_is_the_default_real_run_light_enough_for_a_page(
         model.hidden_dim,
         model.attn_dim,
     )
-    assert shipped.info["trained_by"].startswith("python -m attnbook train --corpus tatoeba")
+    assert shipped.info["trained_by"].startswith("python -m attnbook train --corpus tatoeba --model seq2seq")
     assert shipped.info["epochs"] == RealConfig().train.max_epochs
     assert 30 < shipped.info["held_out"]["bleu"] < 100  # recorded with the run, on held-out sentences
 
 
-def test_translate_without_a_checkpoint_uses_the_shipped_translator():
+@pytest.mark.parametrize(
+    ("flags", "name"), [([], SHIPPED_TRANSFORMER), (["--model", "seq2seq"], SHIPPED_TRANSLATOR)]
+)
+def test_translate_without_a_checkpoint_uses_the_shipped_translator(flags, name):
     import sys
 
     from attnbook.cli.translate import DEFAULT_BEAM
 
-    # the command line searches with the beam of the shipped model's scores
-    expected = shipped_export().to_translator().translate("I am cold.", beam_size=DEFAULT_BEAM)
+    # the command line searches with the beam of the shipped model's scores; with no --model, the Transformer
+    expected = shipped_export(name).to_translator().translate("I am cold.", beam_size=DEFAULT_BEAM)
     printed = subprocess.run(
-        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", "I am cold."],
+        [sys.executable, "-m", "attnbook", "translate", "--device", "cpu", *flags, "I am cold."],
         capture_output=True,
         text=True,
         check=True,
@@ -327,13 +330,13 @@ def test_javascript_transformer_translates_as_pytorch(node, tiny_translator, toy
 def test_the_shipped_transformer_is_the_default_transformer_run_light_enough_for_a_page():
     from attnbook.core.records import package_path
     from attnbook.nmt.export import SHIPPED_TRANSFORMER
-    from attnbook.nmt.transformer import TransformerSizes
     from attnbook.studies import RealConfig
+    from attnbook.studies.realdata import real_defaults, small_data_config
     from attnbook.studies.shipped import TransformerRun, transformer_config
 
     shipped = shipped_export(SHIPPED_TRANSFORMER)
     assert (shipped.kind, shipped.quantization) == ("transformer", "int8") and shipped.size <= 4_000_000
-    sizes = TransformerSizes()
+    sizes = small_data_config().model
     assert [shipped.config[k] for k in ("d_model", "num_heads", "num_layers", "ff_dim")] == [
         sizes.d_model,
         sizes.num_heads,
@@ -342,10 +345,9 @@ def test_the_shipped_transformer_is_the_default_transformer_run_light_enough_for
     ]
     record = TransformerRun.packaged()
     # read back, a field added since the record takes its default, as the record's run did
-    assert RealConfig.from_dict(record.config) == transformer_config()
-    assert (
-        RealConfig.from_dict(record.config).train == RealConfig().train
-    )  # the recurrent translator's schedule
+    # the command line's default run on real pairs: the small-data recipe
+    assert RealConfig.from_dict(record.config) == transformer_config() == real_defaults()
+    assert shipped.config["dropout"] == sizes.dropout > 0
     assert record.file_bytes == shipped.size and record.trained_by == shipped.info["trained_by"]
     # the scores of the page's weights at both beams, in the record and in the page's file
     assert shipped.info["held_out_by_beam"] == record.held_out and set(record.held_out) == {"1", "4"}

@@ -28,7 +28,8 @@ def tiny_corpus(tmp_path_factory):
 
 def test_train_record_writes_the_run_and_it_trains_again_to_its_losses(tiny_corpus, tmp_path, capsys):
     path = tmp_path / "run.json"
-    args = ["--hidden-dim", "8", "--epochs", "2", "--beam", "1", "--attention", "none", "--threads", "1"]
+    args = ["--model", "seq2seq", "--hidden-dim", "8", "--epochs", "2", "--beam", "1", "--attention", "none"]
+    args += ["--threads", "1"]
     assert main(["train", "--corpus-file", str(tiny_corpus), "--record", str(path), *args]) == 0
     assert f"recorded in {path}" in capsys.readouterr().out
     record = RecordedTranslations.load(path)

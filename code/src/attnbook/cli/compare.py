@@ -36,7 +36,7 @@ def add_compare_command(commands: SubCommands) -> None:
         description="Train the GRU encoder-decoder with Bahdanau "
         "attention and the Transformer on the "
         "shipped Tatoeba pairs with the defaults of train --corpus "
-        "tatoeba (the same split, epochs, "
+        "tatoeba --model seq2seq (the same split, epochs, "
         "batches and learning-rate schedule), once per seed, on the CPU "
         "with one thread; print each run's "
         "held-out BLEU (every reference, and the first only), chrF and "

@@ -151,18 +151,20 @@ def _parse_at_least(kind: type, minimum: Any = None) -> Any:
 def add_config_arguments(
     parser: argparse.ArgumentParser,
     cls: type,
-    *more: type,
+    *more: Any,
     labels: tuple[str, ...] = (),
     help_texts: dict[str, str] | None = None,
 ) -> None:
     """Add one flag per field of the dataclass ``cls`` (recursing into
     nested dataclasses).
 
-    With more classes (``train``: the toy grammar's run and the run on real
-    pairs), a field name that two of them share gets one flag. Its help
-    shows each class's default, after its label (``labels``, one per
-    class, e.g. ``"on the toy grammar"``), where they differ, and says
-    which run a field only one class has belongs to.
+    With more runs (``train``: the toy grammar's run and the runs on real
+    pairs), a field name that two of them share gets one flag. A run is a
+    dataclass (its defaults) or an instance of one (its values, and only
+    the fields of the model kind it holds). The help shows each run's
+    default, after its label (``labels``, one per run, e.g. ``"on the toy
+    grammar"``), where they differ, and says which run a field only one
+    class has belongs to.
 
     Args:
         help_texts: help for some fields by name, in place of their
@@ -174,12 +176,26 @@ def add_config_arguments(
         TypeError: a field's type is not ``int``, ``float``, ``str``,
             ``bool``, ``bool | None`` or a dataclass.
     """
-    classes = (cls, *more)
-    defaults = [_leaf_defaults(c) for c in classes]
+    runs = (cls, *more)
+    classes = list(
+        dict.fromkeys(r if isinstance(r, type) else type(r) for r in runs)
+    )
+    defaults = [
+        _leaf_defaults(r)
+        if isinstance(r, type)
+        else _leaf_defaults(type(r), r, held_only=True)
+        for r in runs
+    ]
     flags = {
         name: flag_name(item)
         for c in classes
         for name, item in _leaf_fields(c).items()
+    }
+    # a field of fewer classes than all belongs to their runs only
+    partial = {
+        name
+        for name in flags
+        if sum(name in _leaf_fields(c) for c in classes) < len(classes)
     }
     added: set[str] = set()
     for config_class in classes:
@@ -188,7 +204,13 @@ def add_config_arguments(
             config_class,
             added,
             lambda name, text: _help(
-                name, text, help_texts or {}, flags, defaults, labels
+                name,
+                text,
+                help_texts or {},
+                flags,
+                defaults,
+                labels,
+                name in partial,
             ),
         )
 
@@ -207,9 +229,11 @@ def _help(
     flags: dict[str, str],
     defaults: list[dict[str, Any]],
     labels: tuple[str, ...],
+    partial: bool = False,
 ) -> str:
     """A field's help: its text, field names written as flags, then its
-    default for each run that has it."""
+    default for each run that has it (``partial``: a field only some
+    runs' classes have, named by the first of them)."""
     text = overrides.get(name, docstring)
     for other, flag in flags.items():
         if "_" in other:
@@ -219,11 +243,12 @@ def _help(
         for label, d in zip(
             labels or ("",) * len(defaults), defaults, strict=True
         )
-        if name in d
+        # a run labelled by this flag's value need not show it again
+        if name in d and f"{flags[name]} {_shown(d[name])}" not in label
     ]
     if len({repr(v) for _, v in values}) == 1:
         shown = _shown(values[0][1])
-        if len(values) < len(defaults) and labels:
+        if partial and labels:
             return f"{text} (default: {shown}; {values[0][0]} only)"
         return f"{text} (default: {shown})"
     shown = ", ".join(f"{_shown(v)} {label}" for label, v in values)
@@ -293,10 +318,13 @@ def _add_fields(
         parser.add_argument(flag, **options)
 
 
-def _leaf_defaults(cls: type, instance: Any = None) -> dict[str, Any]:
-    """The default of every leaf field of ``cls`` by name, nested defaults
-    as their fields declare them (before a ``__post_init__`` settles a
-    ``None``)."""
+def _leaf_defaults(
+    cls: type, instance: Any = None, *, held_only: bool = False
+) -> dict[str, Any]:
+    """The default of every leaf field of ``cls`` by name (``instance``'s
+    values where given), nested defaults as their fields declare them
+    (before a ``__post_init__`` settles a ``None``); ``held_only``: of the
+    kinds a field may hold, only the held one's fields."""
     hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
     for item in dataclasses.fields(cls):
@@ -312,6 +340,8 @@ def _leaf_defaults(cls: type, instance: Any = None) -> dict[str, Any]:
             values[item.name] = value.kind
             for member in kinds.values():
                 held = value if type(value) is member else None
+                if held is None and held_only:
+                    continue
                 values.update(_leaf_defaults(member, held))
         elif dataclasses.is_dataclass(hints[item.name]):
             values.update(_leaf_defaults(hints[item.name], value))
@@ -371,7 +401,11 @@ def _build_given(
         kind = hints[item.name]
         kinds = item.metadata.get("kinds")
         if kinds is not None:
-            held = _default_of(item)
+            held = (
+                _default_of(item)
+                if default is None
+                else getattr(default, item.name)
+            )
             name = given.get(item.name, held.kind)
             member = kinds[name]
             for other in kinds.values():
@@ -386,9 +420,13 @@ def _build_given(
             )
         elif dataclasses.is_dataclass(kind):
             # the nested default as the field declares it, before the
-            # parent's __post_init__ settles it
+            # parent's __post_init__ settles it (or the default's own)
             values[item.name] = _build_given(
-                kind, given, _default_of(item)
+                kind,
+                given,
+                _default_of(item)
+                if default is None
+                else getattr(default, item.name),
             )
         else:
             values[item.name] = given.get(
@@ -398,18 +436,24 @@ def _build_given(
 
 
 def config_from_given(
-    cls: type, args: argparse.Namespace, *, what: str
+    cls: type,
+    args: argparse.Namespace,
+    *,
+    what: str,
+    default: Any = None,
 ) -> Any:
-    """Build the configuration ``cls`` from its own defaults and the flags
+    """Build the configuration ``cls`` from its defaults and the flags
     given on the command line.
 
-    A flag left out takes ``cls``'s default (so a run with defaults of its
-    own, the run on real pairs, keeps them);
+    A flag left out takes ``cls``'s default, or ``default``'s value (so a
+    run with defaults of its own, the run on real pairs, keeps them);
     a flag given that ``cls`` has no field for is refused.
 
     Args:
         what: the run, as the refusal names it (e.g. ``"a corpus run
             (--corpus/--corpus-file)"``).
+        default: an instance of ``cls`` whose values are the defaults
+            (``None``: ``cls``'s own).
 
     Raises:
         ValueError: a flag given has no field in ``cls``, or the values
@@ -423,7 +467,9 @@ def config_from_given(
             raise ValueError(
                 f"{flag} has no effect on {what}; leave it out"
             )
-    return _build_given(cls, {name: getattr(args, name) for name in given})
+    return _build_given(
+        cls, {name: getattr(args, name) for name in given}, default
+    )
 
 
 def config_from_arguments(cls: type, args: argparse.Namespace) -> Any:

@@ -74,7 +74,7 @@ def read_model(
     """The checkpoint at ``path`` (:func:`read_checkpoint`), or with no
     path the translator of kind ``kind`` the book ships
     (:data:`SHIPPED_MODELS`, :func:`~attnbook.nmt.shipped_export`;
-    ``None``: the seq2seq), on ``device``.
+    ``None``: the Transformer), on ``device``.
 
     Raises:
         InputError: the checkpoint holds a model of another kind than
@@ -83,7 +83,7 @@ def read_model(
     if path is None:
         try:
             return shipped_export(
-                SHIPPED_MODELS[kind or Seq2Seq.kind]
+                SHIPPED_MODELS[kind or Transformer.kind]
             ).to_translator(device)
         except FileNotFoundError:
             raise InputError(

@@ -42,10 +42,10 @@ def add_subwords_command(commands: SubCommands) -> None:
     once per seed (the record the real-sentences chapter shows)."""
     parser = commands.add_parser(
         "subwords",
-        help="train the default real-sentence run over words and over "
+        help="train the GRU's real-sentence run over words and over "
         "pieces, once per seed",
-        description="Train the default 'train --corpus tatoeba' run over "
-        "whole words and over subword "
+        description="Train the GRU's 'train --corpus tatoeba --model "
+        "seq2seq' run over whole words and over subword "
         "pieces, once per seed, one after the other, and print their "
         "held-out BLEU (every reference and "
         "the first one), chrF and training seconds. Three seeds take "

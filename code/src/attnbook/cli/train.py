@@ -11,8 +11,11 @@ Examples::
         --input-feeding --local-p
     # chapter 9's Transformer
     attnbook train --model transformer --save tf.pt
-    # the shipped Tatoeba pairs; any file of 2 or 3 columns
+    # the shipped Tatoeba pairs (the Transformer's small-data recipe);
+    # any file of 2 or 3 columns
     attnbook train --corpus tatoeba --save model.pt --json
+    # chapter 8's GRU encoder-decoder with its own defaults
+    attnbook train --corpus tatoeba --model seq2seq --save gru.pt
     attnbook train --corpus-file eng-fra.txt --save model.pt
     # over 2,000 pieces per language
     attnbook train --corpus tatoeba --subwords 2000 --save pieces.pt \
@@ -44,6 +47,7 @@ from attnbook.cli.flags import (
     add_config_arguments,
     config_from_given,
     flags_in_message,
+    given_fields,
 )
 from attnbook.cli.inputs import read_corpus
 from attnbook.cli.options import SubCommands, add_run_options, positive_int
@@ -55,7 +59,12 @@ from attnbook.studies.experiment import (
     run_experiment,
 )
 from attnbook.studies.pieces import PiecesExperiment, run_pieces_experiment
-from attnbook.studies.realdata import RealConfig, run_real_experiment
+from attnbook.studies.realdata import (
+    REAL_DEFAULT_KIND,
+    RealConfig,
+    real_defaults,
+    run_real_experiment,
+)
 from attnbook.studies.recorded import record_run
 
 GRAMMAR = "grammar"
@@ -65,12 +74,19 @@ CORPORA = {"tatoeba": shipped_path}
 """The real corpora ``--corpus`` names: each maps to a function returning
 the file's path."""
 
-LABELS = ("on the toy grammar", "with --corpus")
-"""How the help names the two runs whose defaults it shows."""
+LABELS = (
+    "on the toy grammar",
+    "with --corpus",
+    "with --corpus --model seq2seq",
+)
+"""How the help names the three runs whose defaults it shows: the toy
+grammar's, and on real pairs the Transformer's recipe (the default) and
+the GRU encoder-decoder's."""
 
 HELP = {
     "model": "which model to train: seq2seq, the GRU encoder-decoder of "
-    "chapter 6, or transformer, chapter 9's",
+    "chapter 6, or transformer, chapter 9's; each has defaults of its own "
+    "on real pairs",
     "hidden_dim": "the GRU size, per direction in the encoder (whose "
     "states are so twice as long) and of the decoder state",
     "seed": "seeds the initial weights and the batch order",
@@ -109,7 +125,12 @@ def add_train_command(commands: SubCommands) -> None:
         "defaults differ, the help shows both.",
     )
     add_config_arguments(
-        train, ExperimentConfig, RealConfig, labels=LABELS, help_texts=HELP
+        train,
+        ExperimentConfig,
+        real_defaults(),
+        real_defaults("seq2seq"),
+        labels=LABELS,
+        help_texts=HELP,
     )
     add_run_options(train)
     train.add_argument(
@@ -255,15 +276,33 @@ def real_config_from_args(
     options ask for, for a corpus of ``n_pairs``.
 
     ``train``'s flags are made from the fields of both runs'
-    configurations. A flag left out takes the real-data default;
+    configurations. A flag left out takes the real-data default of the
+    model asked for (:func:`~attnbook.studies.realdata.real_defaults`:
+    without ``--model``, the Transformer's small-data recipe);
     a flag given (even with the toy grammar's default value) is used,
     and one the real-data run has no field for (the grammar's data
     settings) is refused with a :class:`ValueError`.
     ``--steps`` asks for at least that many steps, in whole epochs.
     """
-    config = config_from_given(
-        RealConfig, args, what="a corpus run (--corpus/--corpus-file)"
-    )
+    kind = args.model if "model" in given_fields(args) else None
+    what = "a corpus run (--corpus/--corpus-file)"
+    if kind is None:
+        what += f" with --model {REAL_DEFAULT_KIND}, its default"
+    try:
+        config = config_from_given(
+            RealConfig,
+            args,
+            what=what,
+            default=real_defaults(kind or REAL_DEFAULT_KIND),
+        )
+    except ValueError as error:
+        if kind is None and "no effect on --model" in str(error):
+            # a flag of the other model: say how to ask for it
+            raise ValueError(
+                f"{error}, or give --model seq2seq (--model "
+                f"{REAL_DEFAULT_KIND} is the default with --corpus)"
+            ) from None
+        raise
     if args.steps is not None:
         # whole epochs of the (approximate) training share of the pairs
         n_train_pairs = n_pairs * (

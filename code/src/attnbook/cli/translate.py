@@ -4,10 +4,10 @@ or a file of them, one a line.
 
 Examples::
 
-    # the model the book ships, as in the page
-    attnbook translate "I am hungry."
     # the Transformer the book ships, as in chapter 9's page
-    attnbook translate --model transformer "I am hungry."
+    attnbook translate "I am hungry."
+    # the GRU encoder-decoder the book ships, as in chapter 8's page
+    attnbook translate --model seq2seq "I am hungry."
     attnbook translate --checkpoint model.pt --beam 1 "I am hungry." \
         --plot heat.png
     # a file, one sentence a line; "-" reads standard input
@@ -80,17 +80,18 @@ def add_model_options(
         default=None,
         help="a file written by train --save (default: the model the book "
         "ships, the default train --corpus tatoeba run with int8 weights: "
-        "the one the real-sentences chapter runs in the page)",
+        "the Transformer the Transformer chapter runs in the page)",
     )
     parser.add_argument(
         "--model",
         choices=SHIPPED_MODELS,
         default=None,
-        help="without --checkpoint, which model the book ships: seq2seq, "
-        "the real-sentences chapter's, or transformer, the Transformer "
-        "chapter's (train --model transformer --corpus tatoeba, int8 "
-        "weights); with --checkpoint, the kind it must hold "
-        "(default: seq2seq, or the checkpoint's)",
+        help="without --checkpoint, which model the book ships: "
+        "transformer, the Transformer chapter's (train --corpus tatoeba, "
+        "int8 weights), or seq2seq, the GRU encoder-decoder of the "
+        "real-sentences chapter (train --corpus tatoeba --model seq2seq); "
+        "with --checkpoint, the kind it must hold "
+        "(default: transformer, or the checkpoint's)",
     )
     parser.add_argument(
         "--beam",

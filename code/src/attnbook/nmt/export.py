@@ -74,14 +74,15 @@ SMALL = 4096
 is int8."""
 
 SHIPPED_TRANSLATOR = "translator-tatoeba.js"
-"""The file name, in the package's ``data`` folder, of the translator the
-book ships: the command line's default run on the Tatoeba pairs (``python
--m attnbook train --corpus tatoeba``), exported as int8."""
+"""The file name, in the package's ``data`` folder, of the GRU
+encoder-decoder the book ships: the GRU's run on the Tatoeba pairs
+(``python -m attnbook train --corpus tatoeba --model seq2seq``), exported
+as int8."""
 
 SHIPPED_TRANSFORMER = "translator-tatoeba-transformer.js"
 """The file name, in the package's ``data`` folder, of the Transformer
-the book ships: ``python -m attnbook train --model transformer --corpus
-tatoeba``'s run, exported as int8
+the book ships: the command line's default run on the Tatoeba pairs
+(``python -m attnbook train --corpus tatoeba``), exported as int8
 (``attnbook.studies.shipped.write_tatoeba_transformer``)."""
 
 KINDS = (Seq2Seq.kind, Transformer.kind)
@@ -376,10 +377,11 @@ def shipped_export(name: str = SHIPPED_TRANSLATOR) -> TranslatorExport:
     read back from the package's data folder.
 
     The default is the model the real-sentences chapter's box runs in the
-    page and the one ``python -m attnbook translate`` uses without
-    ``--checkpoint``; :data:`SHIPPED_TRANSFORMER` is chapter 9's box's and
-    ``translate --model transformer``'s. Page and command line compute
-    with the same int8 weights, so both give the same translation.
+    page and ``python -m attnbook translate --model seq2seq``'s;
+    :data:`SHIPPED_TRANSFORMER` is chapter 9's box's and the one
+    ``translate`` uses without ``--checkpoint`` or ``--model``. Page and
+    command line compute with the same int8 weights, so both give the same
+    translation.
     Its ``info`` says how it was trained and where,
     and its held-out scores.
     """

@@ -11,10 +11,10 @@ of each again (:func:`~attnbook.studies.replay.replay` of
 the record, and scores the recorded translations itself. The records were
 made by the command line's ``--record`` option::
 
-    python -m attnbook train --corpus tatoeba --attention none \\
-        --epochs 2 --beam 1 --threads 1 \\
+    python -m attnbook train --corpus tatoeba --model seq2seq \\
+        --attention none --epochs 2 --beam 1 --threads 1 \\
         --record code/src/attnbook/data/realbaseline_cpu.json
-    python -m attnbook train --corpus tatoeba \\
+    python -m attnbook train --corpus tatoeba --model seq2seq \\
         --epochs 2 --beam 1 --threads 1 \\
         --record code/src/attnbook/data/realattention_cpu.json
 

@@ -25,7 +25,8 @@ so that anyone can train them again.
   :func:`~attnbook.studies.replay.replay`) and comparing their losses with
   the record.
 - :class:`ShippedRun`: the losses of the run that made the shipped Tatoeba
-  translator (``python -m attnbook train --corpus tatoeba``), so that its
+  GRU translator (``python -m attnbook train --corpus tatoeba --model
+  seq2seq``), so that its
   first steps can be trained again on the CPU, with the same split, first
   weights, batch order and learning rates, and compared with them.
 - :func:`write_tatoeba_translator`: trains that run and writes both files,
@@ -36,10 +37,10 @@ so that anyone can train them again.
       w('code/src/attnbook/data')"
 
 - :func:`write_tatoeba_transformer`: trains chapter 9's Transformer on the
-  same pairs (``python -m attnbook train --model transformer --corpus
-  tatoeba``, one thread) and writes the page's int8 weights and the run's
-  record (:class:`TransformerRun`), with the held-out scores of the
-  weights the page reads at a beam of 1 and of 4::
+  same pairs with the small-data recipe (``python -m attnbook train
+  --corpus tatoeba``, one thread) and writes the page's int8 weights and
+  the run's record (:class:`TransformerRun`), with the held-out scores of
+  the weights the page reads at a beam of 1 and of 4::
 
       python -c "from attnbook.studies.shipped import (
           write_tatoeba_transformer as w); w('code/src/attnbook/data')"
@@ -83,10 +84,13 @@ from attnbook.nmt.training import (
     train,
     validation_loss,
 )
-from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
-from attnbook.studies.realdata import RealConfig, run_real_experiment
+from attnbook.studies.realdata import (
+    RealConfig,
+    run_real_experiment,
+    small_data_config,
+)
 from attnbook.studies.recipe import (
     RecordedStart,
     new_translator,
@@ -458,7 +462,8 @@ def write_tatoeba_translator(
     weights (int8, ``translator-tatoeba.js``) and the run's record
     (``translator-tatoeba-run.json``, a :class:`ShippedRun`).
 
-    The run is ``python -m attnbook train --corpus tatoeba``'s
+    The run is ``python -m attnbook train --corpus tatoeba --model
+    seq2seq``'s
     (:class:`~attnbook.studies.realdata.RealConfig`'s defaults, on the
     shipped pairs, one CPU thread); the record compares the weights it
     gives with those the package shipped until now.
@@ -505,8 +510,8 @@ def write_tatoeba_translator(
             "The training losses of the run that made the shipped "
             "Tatoeba translator (translator-tatoeba.js), written with it "
             "by attnbook.studies.write_tatoeba_translator: python -m "
-            "attnbook train --corpus tatoeba (RealConfig's defaults), one "
-            "CPU thread"
+            "attnbook train --corpus tatoeba --model seq2seq "
+            "(RealConfig's defaults), one CPU thread"
         ),
         environment=asdict(where),
         reproduces_shipped_file=_compared_weights(
@@ -556,10 +561,10 @@ the beam of the book's held-out scores."""
 
 
 def transformer_config() -> RealConfig:
-    """``python -m attnbook train --model transformer --corpus tatoeba``'s
-    run: :class:`~attnbook.studies.realdata.RealConfig`'s defaults with
-    the Transformer's default sizes."""
-    return RealConfig(model=TransformerSizes())
+    """``python -m attnbook train --corpus tatoeba``'s run: the
+    Transformer's small-data recipe
+    (:func:`~attnbook.studies.realdata.small_data_config`)."""
+    return small_data_config()
 
 
 @dataclass(frozen=True)
@@ -581,9 +586,11 @@ class TransformerRun(Record):
             ``log_every`` steps, and its validation losses.
         held_out: by beam (``"1"``, ``"4"``), the scores of the weights
             the page reads (int8) on the held-out English sentences
-            (:func:`~attnbook.nmt.heldout.evaluate_real`): BLEU, chrF and
-            exact match, raw and after unknown-word replacement, and the
-            number of sentences.
+            (:func:`~attnbook.nmt.heldout.evaluate_real`): BLEU (against
+            every reference, and the first only), chrF and exact match,
+            raw and after unknown-word replacement, the translations with
+            a mistaken repeat and those leaving an English content word
+            unread by the attention, and the number of sentences.
     """
 
     PACKAGED = "translator-tatoeba-transformer-run.json"
@@ -613,14 +620,14 @@ def write_tatoeba_transformer(
     :data:`~attnbook.nmt.export.SHIPPED_TRANSFORMER`) and the run's record
     (``TransformerRun.PACKAGED``).
 
-    The run is ``python -m attnbook train --model transformer --corpus
-    tatoeba``'s (:func:`transformer_config`, on the shipped pairs, one CPU
-    thread). The record scores the exported (int8) weights, the ones the
-    page and ``translate --model transformer`` compute with, on the
-    held-out split at each beam of :data:`TRANSFORMER_BEAMS`; the weights
-    file's ``info`` holds them too (``held_out``: at the page's first beam,
-    ``held_out_by_beam``), with the model's number of weights and its
-    training's seconds, so that a page needs only the weights file.
+    The run is ``python -m attnbook train --corpus tatoeba``'s
+    (:func:`transformer_config`, on the shipped pairs, one CPU thread).
+    The record scores the exported (int8) weights, the ones the page and
+    ``translate`` compute with, on the held-out split at each beam of
+    :data:`TRANSFORMER_BEAMS`; the weights file's ``info`` holds them too
+    (``held_out``: at the page's first beam, ``held_out_by_beam``), with
+    the model's number of weights and its training's seconds, so that a
+    page needs only the weights file.
 
     Args:
         config: the run (default: :func:`transformer_config`).
@@ -657,21 +664,28 @@ def write_tatoeba_transformer(
         page = read_export(weights).to_translator()
         held_out = {}
         for beam in TRANSFORMER_BEAMS:
-            scores = evaluate_real(
+            evaluation = evaluate_real(
                 page, experiment.split.test, beam_size=beam
-            ).to_dict()
+            )
+            scores = evaluation.to_dict()
             held_out[str(beam)] = {
                 "sentences": scores["n_sentences"],
                 **{
                     key: scores[key]
                     for key in (
                         "bleu",
+                        "bleu_single",
                         "chrf",
                         "exact_match",
                         "bleu_unk_replaced",
                         "chrf_unk_replaced",
+                        "n_repeating",
                     )
                 },
+                # translations leaving an English content word unread
+                "n_unattended": sum(
+                    1 for count in evaluation.unattended() if count
+                ),
             }
     parameters = sum(
         p.numel() for p in experiment.translator.model.parameters()
