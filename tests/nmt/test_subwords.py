@@ -289,7 +289,20 @@ def test_cli_saves_a_model_over_pieces_and_evaluate_and_translate_read_it_back(t
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     model = tmp_path / "pieces.pt"
-    tiny = ["--emb-dim", "16", "--hidden-dim", "16", "--steps", "1", "--beam", "1", "--threads", "1"]
+    tiny = [
+        "--model",
+        "seq2seq",
+        "--emb-dim",
+        "16",
+        "--hidden-dim",
+        "16",
+        "--steps",
+        "1",
+        "--beam",
+        "1",
+        "--threads",
+        "1",
+    ]
     args = ["train", "--corpus-file", str(corpus), "--subwords", "300", *tiny, "--device", "cpu"]
     assert main([*args, "--save", str(model), "--json"]) == 0
     trained = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
