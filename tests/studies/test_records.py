@@ -14,6 +14,7 @@ from attnbook.studies.luong_decoders import DecoderComparison
 from attnbook.studies.realcompare import RealComparison
 from attnbook.studies.recorded import RecordedTranslations
 from attnbook.studies.shipped import GrammarBaselineRun, GrammarTranslatorRun, ShippedRun, TransformerRun
+from attnbook.studies.small_data import SmallDataStudy
 from attnbook.studies.training_choices import TrainingChoices
 from attnbook.studies.units import UnitsComparison
 
@@ -26,6 +27,7 @@ SHIPPED = [
     RealComparison,
     RecordedTranslations,
     ShippedRun,
+    SmallDataStudy,
     TrainingChoices,
     TransformerRun,
     UnitsComparison,

@@ -230,6 +230,7 @@ def run_once(
     progress: bool = False,
     stop_after: int | None = None,
     on_validation: ValidationHook | None = None,
+    translator: Translator | None = None,
 ) -> TrainedRun[E]:
     """Build the run's model on ``device``, train it on ``data`` and
     evaluate it.
@@ -243,8 +244,12 @@ def run_once(
         progress: show the training progress bar.
         stop_after, on_validation: as in
             :func:`~attnbook.nmt.training.train`.
+        translator: the run's untrained model, built already by
+            :func:`new_translator` (so that ``on_validation`` can read
+            it); ``None`` builds it.
     """
-    translator = new_translator(config, data, device)
+    if translator is None:
+        translator = new_translator(config, data, device)
     cpu_start = time.process_time()
     training = train(
         translator,

@@ -1,0 +1,436 @@
+"""What a small corpus needs: the Transformer's small-data recipe on real
+sentences with each of its choices taken out, over seeds and over splits
+of the corpus.
+
+The recipe (:func:`~attnbook.studies.realdata.small_data_config`, the
+default of ``python -m attnbook train --corpus tatoeba``) adds three
+choices to the Transformer's plain run: dropout, label smoothing and the
+mean of the last epochs' weights, and trains four times as long. One
+seed moves BLEU by about as much as some single choices, and another
+split of the corpus can move it more, so each variant is trained with
+three seeds on each of two splits (:data:`SEEDS`, :data:`SPLIT_SEEDS`).
+That is longer than a chapter can spend, so the study is run once and its
+record ships with the package: :func:`run_small_data` trains and scores
+the runs, :class:`SmallDataStudy` holds them
+(``SmallDataStudy.packaged()`` is the recorded study), and
+:meth:`SmallDataStudy.recorded_start` lets a chapter train a recorded
+run's first steps again (:func:`~attnbook.studies.replay.replay`).
+
+The variant without averaging costs no training of its own: it is the
+recipe's run scored with the weights of its last step, before the mean.
+Record it again, one process per split, side by side, then merged::
+
+    python -c "from attnbook.studies.small_data import write_part as w;
+    w('part0.json', split_seed=0)"
+    python -c "from attnbook.studies.small_data import write_part as w;
+    w('part1.json', split_seed=1)"
+    python -c "from attnbook.studies.small_data import merge_parts as m;
+    m(['part0.json', 'part1.json'], 'code/src/attnbook/data')"
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from attnbook.core.records import (
+    Environment,
+    Record,
+    SeededRuns,
+    environment,
+    mean_sd,
+    merged_runs,
+    seed_verdict,
+)
+from attnbook.core.runtime import one_thread
+from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.data import SentencePair
+from attnbook.nmt.heldout import evaluate_real
+from attnbook.nmt.training import LossRecord
+from attnbook.nmt.transformer import TransformerSizes
+from attnbook.nmt.translator import Translator
+from attnbook.studies.realdata import (
+    RealConfig,
+    prepare_real_data,
+    small_data_config,
+)
+from attnbook.studies.recipe import (
+    RecordedStart,
+    new_translator,
+    run_once,
+)
+
+SEEDS = (0, 1, 2)
+"""The seeds of each variant on each split."""
+
+SPLIT_SEEDS = (0, 1)
+"""The two splits of the corpus (``split_by_english``'s seed): 0 is the
+split every other page uses."""
+
+TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
+    "recipe": lambda c: c,
+    "no dropout": lambda c: replace(
+        c, model=replace(c.model, dropout=0.0)
+    ),
+    "no label smoothing": lambda c: replace(
+        c, train=replace(c.train, label_smoothing=0.0)
+    ),
+    "plain, 5 epochs": lambda c: RealConfig(
+        data=c.data, model=TransformerSizes()
+    ),
+}
+"""The variants that train a model of their own, each from the recipe:
+the recipe itself, without dropout, without label smoothing, and the
+Transformer's plain run (the GRU's settings: five epochs, none of the
+three choices)."""
+
+NO_AVERAGING = "no averaging"
+"""The variant scored from the recipe's run: its last step's weights,
+not the mean of its last epochs'."""
+
+VARIANTS = ("recipe", NO_AVERAGING, *list(TRAINED)[1:])
+"""Every variant, in the order a table shows them."""
+
+
+@dataclass(frozen=True)
+class SmallDataRun:
+    """One scored model of the study.
+
+    Attributes:
+        variant: one of :data:`VARIANTS`; split_seed, seed: its split of
+            the corpus and its seed.
+        steps: optimiser steps; cpu_seconds: the process's CPU time
+            while training (:func:`time.process_time`; the same run for
+            the recipe and the variant without averaging).
+        bleu, bleu_single, chrf: held-out scores at the recipe's beam
+            (every reference; the first only for ``bleu_single``).
+        n_repeating: held-out translations with a word repeated by
+            mistake.
+        val_losses, train_losses: the validation loss at each epoch, and
+            the training loss every ``log_every`` steps (what a replay of
+            the run's start checks).
+    """
+
+    variant: str
+    split_seed: int
+    seed: int
+    steps: int
+    cpu_seconds: float
+    bleu: float
+    bleu_single: float
+    chrf: float
+    n_repeating: int
+    val_losses: tuple[float, ...]
+    train_losses: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class SmallDataStudy(SeededRuns[SmallDataRun], Record):
+    """A run of :func:`run_small_data`.
+
+    Attributes:
+        environment: the machine, the versions and the threads.
+        config: the recipe (:meth:`RealConfig.to_dict`), without its
+            split seed, which each run gives.
+        n_sentences: the held-out English sentences each run translated.
+        runs: one per variant, split and seed.
+        seconds: how long the study took.
+    """
+
+    PACKAGED = "small_data_cpu.json"
+    WHAT = "a recorded study of what small data needs"
+    BY = "variant"
+
+    environment: Environment
+    config: dict[str, Any]
+    n_sentences: int
+    runs: tuple[SmallDataRun, ...]
+    seconds: float
+
+    def of(self, variant: str, split_seed: int) -> list[SmallDataRun]:
+        """One variant's runs on one split, in seed order."""
+        return [
+            r for r in self.runs_of(variant) if r.split_seed == split_seed
+        ]
+
+    def run_config(self, run: SmallDataRun) -> RealConfig:
+        """The configuration ``run`` trained with."""
+        recipe = RealConfig.from_dict(self.config)
+        variant = "recipe" if run.variant == NO_AVERAGING else run.variant
+        config = TRAINED[variant](recipe)
+        return replace(
+            config,
+            data=replace(config.data, split_seed=run.split_seed),
+            train=replace(config.train, seed=run.seed),
+        )
+
+    def recorded_start(self, run: SmallDataRun) -> RecordedStart:
+        """``run``'s configuration and its logged training losses, to
+        train its first steps again."""
+        return RecordedStart(self.run_config(run), run.train_losses)
+
+
+def _scored(
+    variant: str,
+    config: RealConfig,
+    translator: Translator,
+    test: Sequence[SentencePair],
+    steps: int,
+    cpu_seconds: float,
+    val_history: Sequence[LossRecord],
+    train_history: Sequence[LossRecord],
+) -> SmallDataRun:
+    evaluation = evaluate_real(
+        translator, test, beam_size=config.beam_size
+    )
+    return SmallDataRun(
+        variant=variant,
+        split_seed=config.data.split_seed,
+        seed=config.train.seed,
+        steps=steps,
+        cpu_seconds=cpu_seconds,
+        bleu=evaluation.score.bleu,
+        bleu_single=evaluation.score.bleu_single,
+        chrf=evaluation.score.chrf,
+        n_repeating=sum(1 for r in evaluation.repeats() if r),
+        val_losses=tuple(r.loss for r in val_history),
+        train_losses=tuple(r.loss for r in train_history),
+    )
+
+
+def run_small_data(
+    pairs: Sequence[SentencePair],
+    *,
+    split_seeds: Sequence[int] = SPLIT_SEEDS,
+    seeds: Sequence[int] = SEEDS,
+    recipe: RealConfig | None = None,
+    progress: bool = False,
+) -> SmallDataStudy:
+    """Train every variant of :data:`TRAINED` with every seed on every
+    split, on the CPU with one thread, and score each on its split's
+    held-out sentences; score the recipe's last weights too
+    (:data:`NO_AVERAGING`).
+
+    Args:
+        pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
+        recipe: the recipe (default:
+            :func:`~attnbook.studies.realdata.small_data_config`).
+        progress: show the training progress bars.
+
+    Raises:
+        ValueError: no seed or no split.
+    """
+    recipe = recipe or small_data_config()
+    if not seeds or not split_seeds:
+        raise ValueError("the study needs at least one seed and one split")
+    start = time.perf_counter()
+    runs: list[SmallDataRun] = []
+    n_sentences = 0
+    with one_thread():
+        for split_seed in split_seeds:
+            data_config = replace(recipe.data, split_seed=split_seed)
+            data = prepare_real_data(pairs, data_config)
+            n_sentences = len({p.source for p in data.split.test})
+            for seed in seeds:
+                for variant, change in TRAINED.items():
+                    config = change(recipe)
+                    config = replace(
+                        config,
+                        data=data_config,
+                        train=replace(config.train, seed=seed),
+                    )
+                    translator = new_translator(config, data, "cpu")
+                    last: dict[str, Any] = {}
+
+                    def keep_last(
+                        step: int,
+                        record: LossRecord,
+                        model: torch.nn.Module = translator.model,
+                        kept: dict[str, Any] = last,
+                    ) -> None:
+                        # the weights of the latest validation: the last
+                        # step's when training ends
+                        kept["state"] = copy.deepcopy(model.state_dict())
+
+                    run = run_once(
+                        config,
+                        data,
+                        progress=progress,
+                        on_validation=keep_last,
+                        translator=translator,
+                    )
+                    training, cpu_seconds = run.training, run.cpu_seconds
+                    scored = [(variant, translator)]
+                    if variant == "recipe" and config.train.average_last:
+                        at_last = copy.deepcopy(translator)
+                        at_last.model.load_state_dict(last["state"])
+                        scored.append((NO_AVERAGING, at_last))
+                    for name, translator in scored:
+                        runs.append(
+                            _scored(
+                                name,
+                                config,
+                                translator,
+                                data.split.test,
+                                training.steps,
+                                cpu_seconds,
+                                training.val_history,
+                                training.history,
+                            )
+                        )
+    config = recipe.to_dict()
+    del config["data"]["split_seed"]
+    return SmallDataStudy(
+        environment(torch.device("cpu"), 1),
+        config,
+        n_sentences,
+        tuple(runs),
+        time.perf_counter() - start,
+    )
+
+
+def write_part(
+    path: str | Path, *, split_seed: int, progress: bool = False
+) -> Path:
+    """Run the study on one split of the shipped pairs (every variant and
+    seed) and save it at ``path``: one process per split, side by side,
+    then :func:`merge_parts`."""
+    pairs = load_tatoeba(shipped_path()).pairs
+    study = run_small_data(
+        pairs, split_seeds=(split_seed,), progress=progress
+    )
+    return study.save(path)
+
+
+def merge_parts(paths: Sequence[str | Path], folder: str | Path) -> Path:
+    """Merge the parts :func:`write_part` saved into the packaged record,
+    ``SmallDataStudy.PACKAGED`` in ``folder``.
+
+    The environment is the first part's; the seconds are the longest
+    part's (the parts ran side by side).
+
+    Raises:
+        ValueError: parts made with other settings, or a run in two.
+    """
+    parts = [SmallDataStudy.load(path) for path in paths]
+    runs = merged_runs(
+        parts, key=lambda r: (r.variant, r.split_seed, r.seed)
+    )
+    merged = replace(
+        parts[0], runs=runs, seconds=max(p.seconds for p in parts)
+    )
+    return merged.save(Path(folder) / SmallDataStudy.PACKAGED)
+
+
+def verdicts(study: SmallDataStudy) -> dict[str, dict[int, str]]:
+    """Where the recipe stands against each other variant on each split,
+    by BLEU over the paired seeds
+    (:func:`~attnbook.core.records.seed_verdict`: ``"ahead"``,
+    ``"behind"`` or ``"tie"``)."""
+    splits = sorted({run.split_seed for run in study.runs})
+    return {
+        variant: {
+            split: seed_verdict(
+                [r.bleu for r in study.of("recipe", split)],
+                [r.bleu for r in study.of(variant, split)],
+            )
+            for split in splits
+        }
+        for variant in VARIANTS
+        if variant != "recipe" and study.runs_of(variant)
+    }
+
+
+def format_small_data(study: SmallDataStudy) -> str:
+    """A plain-text table: one row per variant and split, each score as
+    its mean ± standard deviation over the seeds, and where the recipe
+    stands against the variant on BLEU (:func:`verdicts`)."""
+    found = verdicts(study)
+    lines = [
+        f"{'variant':<20}{'split':>6}{'BLEU':>11}{'BLEU 1 ref':>12}"
+        f"{'chrF':>11}{'repeats':>9}{'CPU s':>7}  recipe is"
+    ]
+    for variant in VARIANTS:
+        for split in sorted({r.split_seed for r in study.runs}):
+            runs = study.of(variant, split)
+            if not runs:
+                continue
+            cells = [
+                mean_sd([getattr(r, name) for r in runs])
+                for name in ("bleu", "bleu_single", "chrf")
+            ]
+            repeats = mean_sd([r.n_repeating for r in runs])[0]
+            cpu = mean_sd([r.cpu_seconds for r in runs])[0]
+            lines.append(
+                f"{variant:<20}{split:>6}"
+                + "".join(
+                    f"{f'{m:.1f}±{s:.1f}':>{w}}"
+                    for (m, s), w in zip(cells, (11, 12, 11), strict=True)
+                )
+                + f"{repeats:>9.1f}{cpu:>7.0f}  "
+                + found.get(variant, {}).get(split, "")
+            )
+    where = study.environment
+    lines.append(
+        f"{len(study.seeds)} seeds per split, {study.n_sentences:,} "
+        "held-out sentences per split; "
+        f"{where.device} ({where.device_name}), "
+        f"{where.threads} thread, torch {where.torch}, {where.date[:10]}"
+    )
+    return "\n".join(lines)
+
+
+TAKEN_OUT = {
+    NO_AVERAGING: "the averaging",
+    "no dropout": "dropout",
+    "no label smoothing": "label smoothing",
+    "plain, 5 epochs": "all three choices and three quarters of the "
+    "epochs",
+}
+"""What each variant takes out of the recipe, as a sentence says it."""
+
+
+def findings(study: SmallDataStudy) -> list[str]:
+    """One sentence per variant: what taking its choice out of the recipe
+    does to BLEU on each split, by :func:`verdicts` (a change larger than
+    the seeds move BLEU and the same way for every seed, or none the
+    seeds can tell), with the recipe's mean lead on each split."""
+    splits = sorted({run.split_seed for run in study.runs})
+    does = {
+        "ahead": "costs BLEU",
+        "behind": "gains BLEU",
+        "tie": "makes no difference the seeds can tell",
+    }
+    sentences = []
+    for variant, by_split in verdicts(study).items():
+        # rounded first, so that a lead of -0.04 reads +0.0, not -0.0
+        leads = " and ".join(
+            f"{round(_lead(study, variant, s), 1) + 0.0:+.1f}"
+            for s in splits
+        )
+        what = f"Taking out {TAKEN_OUT.get(variant, variant)}"
+        found = set(by_split.values())
+        if len(found) == 1:
+            verdict = found.pop()
+            where = (
+                "on any split" if verdict == "tie" else "on every split"
+            )
+            text = f"{what} {does[verdict]} {where}"
+        else:
+            text = f"{what} " + ", and ".join(
+                f"{does[by_split[s]]} on split {s}" for s in splits
+            )
+        sentences.append(f"{text} (the recipe's lead: {leads} BLEU).")
+    return sentences
+
+
+def _lead(study: SmallDataStudy, variant: str, split: int) -> float:
+    """The recipe's mean BLEU less ``variant``'s, on one split."""
+    recipe = mean_sd([r.bleu for r in study.of("recipe", split)])[0]
+    return recipe - mean_sd([r.bleu for r in study.of(variant, split)])[0]

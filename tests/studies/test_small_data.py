@@ -1,0 +1,112 @@
+"""What small data needs: every variant of the Transformer's recipe trained and scored on every split and seed,
+the variant without averaging scored from the recipe's own run, the record read back, merged and replayed; and
+the recorded study the package ships."""
+
+import statistics
+from dataclasses import replace
+
+import pytest
+import torch
+
+from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.export import SHIPPED_TRANSFORMER, shipped_export
+from attnbook.studies import small_data
+from attnbook.studies.realdata import RealConfig, small_data_config
+from attnbook.studies.replay import replay
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return load_tatoeba(shipped_path()).pairs[::40]
+
+
+@pytest.fixture(scope="module")
+def study(pairs):
+    recipe = small_data_config()
+    recipe = replace(
+        recipe, train=replace(recipe.train, max_epochs=2, eval_every=3, log_every=2), beam_size=2
+    )
+    return small_data.run_small_data(pairs, split_seeds=(0, 1), seeds=(0,), recipe=recipe)
+
+
+def test_every_variant_is_scored_on_every_split_and_the_last_weights_cost_no_run(study):
+    assert {(r.variant, r.split_seed) for r in study.runs} == {
+        (variant, split) for variant in small_data.VARIANTS for split in (0, 1)
+    }
+    for split in (0, 1):
+        (recipe,) = study.of("recipe", split)
+        (last,) = study.of(small_data.NO_AVERAGING, split)
+        # one training, scored twice
+        assert (last.steps, last.cpu_seconds, last.train_losses) == (
+            recipe.steps,
+            recipe.cpu_seconds,
+            recipe.train_losses,
+        )
+        (plain,) = study.of("plain, 5 epochs", split)
+        assert plain.steps > recipe.steps  # the plain run trains the GRU's five epochs, this recipe two
+    assert study.n_sentences > 0 and "split_seed" not in study.config["data"]
+
+
+def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out(study):
+    recipe = RealConfig.from_dict(study.config)
+    (run,) = study.of("no dropout", 1)
+    config = study.run_config(run)
+    assert config.model == replace(recipe.model, dropout=0.0) and config.data.split_seed == 1
+    (run,) = study.of("no label smoothing", 0)
+    assert study.run_config(run).train == replace(recipe.train, label_smoothing=0.0)
+    (run,) = study.of(small_data.NO_AVERAGING, 0)
+    assert study.run_config(run) == replace(recipe, data=replace(recipe.data, split_seed=0))
+
+
+def test_a_recorded_run_reads_back_and_trains_again_to_its_losses(study, pairs):
+    assert small_data.SmallDataStudy.from_dict(study.to_dict()) == study
+    (run,) = study.of("no dropout", 1)
+    again = replay(study.recorded_start(run), 4, pairs)
+    assert len(again.live) == 2
+    torch.testing.assert_close(torch.tensor(again.live), torch.tensor(again.recorded), rtol=1e-5, atol=0.0)
+
+
+def test_parts_merge_into_one_study_and_a_run_in_two_parts_is_refused(study, tmp_path):
+    one = replace(study, runs=tuple(r for r in study.runs if r.split_seed == 0))
+    other = replace(study, runs=tuple(r for r in study.runs if r.split_seed == 1))
+    paths = [one.save(tmp_path / "0.json"), other.save(tmp_path / "1.json")]
+    merged = small_data.SmallDataStudy.load(small_data.merge_parts(paths, tmp_path))
+    assert sorted(merged.runs, key=repr) == sorted(study.runs, key=repr)
+    with pytest.raises(ValueError, match="recorded in two parts"):
+        small_data.merge_parts([paths[0], paths[0]], tmp_path)
+
+
+def test_the_table_gives_every_variant_and_where_the_recipe_stands(study):
+    text = small_data.format_small_data(study)
+    for variant in small_data.VARIANTS:
+        assert variant in text
+    found = small_data.verdicts(study)
+    assert set(found) == set(small_data.VARIANTS) - {"recipe"}
+    assert all(
+        verdict in {"ahead", "behind", "tie"} for by_split in found.values() for verdict in by_split.values()
+    )
+
+
+def test_the_recorded_study_holds_every_variant_split_and_seed_of_the_recipe():
+    recorded = small_data.SmallDataStudy.packaged()
+    assert sorted((r.variant, r.split_seed, r.seed) for r in recorded.runs) == sorted(
+        (v, split, seed)
+        for v in small_data.VARIANTS
+        for split in small_data.SPLIT_SEEDS
+        for seed in small_data.SEEDS
+    )
+    recipe = small_data_config()
+    assert RealConfig.from_dict(recorded.config) == recipe  # the recipe, split 0 where no run says otherwise
+    assert recorded.environment.threads == 1 and recorded.n_sentences > 1000
+    # the recipe's run of split 0, seed 0 is the shipped Transformer's, scored before its int8 rounding
+    (run,) = [r for r in recorded.of("recipe", 0) if r.seed == 0]
+    shipped = shipped_export(SHIPPED_TRANSFORMER).info["held_out"]
+    assert run.steps == shipped_export(SHIPPED_TRANSFORMER).info["steps"]
+    assert abs(run.bleu - shipped["bleu"]) < 1.0
+    assert statistics.mean(r.bleu for r in recorded.of("recipe", 0)) > 30
+
+
+def test_each_variant_gets_one_sentence_with_the_recipes_lead_on_each_split(study):
+    sentences = small_data.findings(study)
+    assert len(sentences) == len(small_data.VARIANTS) - 1
+    assert all(s.startswith("Taking out ") and s.count("BLEU") >= 1 for s in sentences)
