@@ -305,7 +305,14 @@ def test_a_flag_a_corpus_run_cannot_use_is_refused_with_status_2(capsys):
     assert main(["train", "--min-count", "3"]) == 2  # and a corpus run's setting without a corpus
     assert "--min-count has no effect on a run on the toy grammar" in capsys.readouterr().err
     assert main(["train", "--model", "transformer", "--attention", "luong"]) == 2
-    assert "--attention has no effect on --model transformer" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # --model given: no other model to suggest
+    assert "--attention has no effect on --model transformer; leave it out\n" in err
+    # --model left at its default: the flag's own model is suggested
+    assert main(["train", "--d-model", "32"]) == 2
+    assert "--d-model has no effect on --model seq2seq; leave it out, or give --model transformer" in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_corpus_run_takes_every_option_of_the_model_the_toy_run_takes():

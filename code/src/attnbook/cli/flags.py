@@ -408,12 +408,21 @@ def _build_given(
             )
             name = given.get(item.name, held.kind)
             member = kinds[name]
-            for other in kinds.values():
+            for other_name, other in kinds.items():
                 for leaf, field_ in _leaf_fields(other).items():
                     if leaf in given and leaf not in _leaf_fields(member):
+                        # a kind left at its default: say how to ask for
+                        # the one the flag belongs to
+                        flag = flag_name(item)
+                        switch = (
+                            ""
+                            if item.name in given
+                            else f", or give {flag} {other_name}"
+                        )
                         raise ValueError(
                             f"{flag_name(field_)} has no effect on "
                             f"{flag_name(item)} {name}; leave it out"
+                            + switch
                         )
             values[item.name] = _build_given(
                 member, given, held if type(held) is member else None

@@ -288,21 +288,12 @@ def real_config_from_args(
     what = "a corpus run (--corpus/--corpus-file)"
     if kind is None:
         what += f" with --model {REAL_DEFAULT_KIND}, its default"
-    try:
-        config = config_from_given(
-            RealConfig,
-            args,
-            what=what,
-            default=real_defaults(kind or REAL_DEFAULT_KIND),
-        )
-    except ValueError as error:
-        if kind is None and "no effect on --model" in str(error):
-            # a flag of the other model: say how to ask for it
-            raise ValueError(
-                f"{error}, or give --model seq2seq (--model "
-                f"{REAL_DEFAULT_KIND} is the default with --corpus)"
-            ) from None
-        raise
+    config = config_from_given(
+        RealConfig,
+        args,
+        what=what,
+        default=real_defaults(kind or REAL_DEFAULT_KIND),
+    )
     if args.steps is not None:
         # whole epochs of the (approximate) training share of the pairs
         n_train_pairs = n_pairs * (
