@@ -161,19 +161,31 @@ class SmallDataStudy(SeededRuns[SmallDataRun], Record):
 
     def run_config(self, run: SmallDataRun) -> RealConfig:
         """The configuration ``run`` trained with."""
-        recipe = RealConfig.from_dict(self.config)
         variant = "recipe" if run.variant == NO_AVERAGING else run.variant
-        config = TRAINED[variant](recipe)
-        return replace(
-            config,
-            data=replace(config.data, split_seed=run.split_seed),
-            train=replace(config.train, seed=run.seed),
+        return variant_config(
+            RealConfig.from_dict(self.config),
+            variant,
+            split_seed=run.split_seed,
+            seed=run.seed,
         )
 
     def recorded_start(self, run: SmallDataRun) -> RecordedStart:
         """``run``'s configuration and its logged training losses, to
         train its first steps again."""
         return RecordedStart(self.run_config(run), run.train_losses)
+
+
+def variant_config(
+    recipe: RealConfig, variant: str, *, split_seed: int, seed: int
+) -> RealConfig:
+    """The configuration of one trained variant (:data:`TRAINED`) of
+    ``recipe`` on one split with one seed."""
+    config = TRAINED[variant](recipe)
+    return replace(
+        config,
+        data=replace(config.data, split_seed=split_seed),
+        train=replace(config.train, seed=seed),
+    )
 
 
 def _scored(
@@ -238,14 +250,16 @@ def run_small_data(
             data = prepare_real_data(pairs, data_config)
             n_sentences = len({p.source for p in data.split.test})
             for seed in seeds:
-                for variant, change in TRAINED.items():
-                    config = change(recipe)
-                    config = replace(
-                        config,
-                        data=data_config,
-                        train=replace(config.train, seed=seed),
+                for variant in TRAINED:
+                    config = variant_config(
+                        recipe, variant, split_seed=split_seed, seed=seed
                     )
                     translator = new_translator(config, data, "cpu")
+                    # the recipe's last weights are scored too
+                    keeps_last = (
+                        variant == "recipe"
+                        and config.train.average_last > 0
+                    )
                     last: dict[str, Any] = {}
 
                     def keep_last(
@@ -262,12 +276,12 @@ def run_small_data(
                         config,
                         data,
                         progress=progress,
-                        on_validation=keep_last,
+                        on_validation=keep_last if keeps_last else None,
                         translator=translator,
                     )
                     training, cpu_seconds = run.training, run.cpu_seconds
                     scored = [(variant, translator)]
-                    if variant == "recipe" and config.train.average_last:
+                    if keeps_last:
                         at_last = copy.deepcopy(translator)
                         at_last.model.load_state_dict(last["state"])
                         scored.append((NO_AVERAGING, at_last))
