@@ -221,6 +221,29 @@ def test_dropout_changes_training_passes_and_is_inactive_in_evaluation_mode(toy,
 def test_a_dropout_of_one_or_more_is_refused():
     with pytest.raises(ValueError, match="dropout"):
         TransformerConfig(10, 10, dropout=1.0)
+    with pytest.raises(ValueError, match="attention_dropout"):
+        TransformerConfig(10, 10, attention_dropout=1.0)
+
+
+def test_attention_dropout_drops_weights_in_training_only_and_returns_them_whole(toy, small_model):
+    splits, src_vocab, tgt_vocab = toy
+    model = small_model(src_vocab, tgt_vocab, attention_dropout=0.5)
+    dropouts = [m for m in model.modules() if isinstance(m, torch.nn.Dropout)]
+    assert len(dropouts) == 3 * 2 and all(d.p == 0.5 for d in dropouts)  # every attention of 2 layers each
+    batch = make_batch(splits.train[:4], src_vocab, tgt_vocab)
+    model.train()
+    (first, weights), (second, _) = (model(batch.src, batch.src_mask, batch.tgt_in) for _ in range(2))
+    assert not torch.allclose(first, second)
+    # the weights returned are a distribution over the English words, before the dropout
+    torch.testing.assert_close(weights.sum(-1), torch.ones(weights.shape[:2]))
+    plain = small_model(src_vocab, tgt_vocab).eval()
+    plain.load_state_dict(model.state_dict())  # no weights of its own: the same state
+    model.eval()
+    with torch.no_grad():
+        torch.testing.assert_close(
+            model(batch.src, batch.src_mask, batch.tgt_in)[0],
+            plain(batch.src, batch.src_mask, batch.tgt_in)[0],
+        )
 
 
 def test_without_the_causal_mask_a_later_target_token_changes_the_earlier_logits(toy, small_model):

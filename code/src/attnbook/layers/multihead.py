@@ -96,6 +96,11 @@ class MultiHeadAttention(nn.Module):
             ``None`` means ``kdim``, so that ``values=None`` (the keys)
             works (``nn.MultiheadAttention`` takes ``embed_dim`` instead).
         bias: give the four projections a bias.
+        dropout: the probability of zeroing an attention weight while
+            training, before the weights mix the values (attention
+            dropout, Vaswani et al., 2017, in their code); the weights
+            returned are those before it. 0: none, and no random number
+            drawn.
 
     Shape:
         - query: ``(batch, tgt_len, embed_dim)``.
@@ -136,8 +141,11 @@ class MultiHeadAttention(nn.Module):
         kdim: int | None = None,
         vdim: int | None = None,
         bias: bool = True,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
         for name, size in (
             ("embed_dim", embed_dim),
             ("num_heads", num_heads),
@@ -162,6 +170,9 @@ class MultiHeadAttention(nn.Module):
         self.key_proj = nn.Linear(self.kdim, embed_dim, bias=bias)  # W^K
         self.value_proj = nn.Linear(self.vdim, embed_dim, bias=bias)  # W^V
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)  # W^O
+        self.weight_dropout = (
+            nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+        )
         for proj in (self.query_proj, self.key_proj, self.value_proj):
             nn.init.xavier_uniform_(proj.weight)
         for proj in (
@@ -202,7 +213,8 @@ class MultiHeadAttention(nn.Module):
         # (batch, heads, tgt_len, src_len)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
         weights = masked_softmax(scores, head_mask)
-        heads = weights @ v  # (batch, heads, tgt_len, head_dim)
+        # (batch, heads, tgt_len, head_dim)
+        heads = self.weight_dropout(weights) @ v
         batch, _, tgt_len, _ = heads.shape
         merged = heads.transpose(1, 2).reshape(
             batch, tgt_len, self.embed_dim

@@ -96,6 +96,10 @@ class TransformerSizes:
         dropout: the probability of zeroing a feature of the embeddings
             and of every sublayer's output before the residual sum, while
             training (0: no dropout; inactive in evaluation mode).
+        attention_dropout: the probability of zeroing an attention
+            weight while training, in every attention module, before the
+            weights mix the values (0: none; the weights a heatmap shows
+            are always those before it).
         causal: the decoder's self-attention hides later target
             positions. Off, every target position sees the whole reference
             in training: only to show what the mask prevents (chapter 9);
@@ -120,6 +124,9 @@ class TransformerSizes:
     ff_dim: int = field(default=128, metadata={"minimum": 1})
     norm_first: bool = True
     dropout: float = field(
+        default=0.0, metadata={"minimum": 0.0, "below": 1}
+    )
+    attention_dropout: float = field(
         default=0.0, metadata={"minimum": 0.0, "below": 1}
     )
     causal: bool = True
@@ -236,6 +243,7 @@ class EncoderLayer(_ResidualLayer):
         d_model, num_heads, ff_dim: the sizes.
         norm_first: pre-norm (true) or post-norm (false) residuals.
         dropout: the dropout on each sublayer's output (0: none).
+        attention_dropout: the dropout on the attention weights (0: none).
 
     Shape:
         - states: ``(batch, src_len, d_model)``; src_mask: ``(batch,
@@ -251,9 +259,12 @@ class EncoderLayer(_ResidualLayer):
         *,
         norm_first: bool = True,
         dropout: float = 0.0,
+        attention_dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
+        self.self_attn = MultiHeadAttention(
+            d_model, num_heads, dropout=attention_dropout
+        )
         self.norm_attn, self.norm_ff = (
             nn.LayerNorm(d_model),
             nn.LayerNorm(d_model),
@@ -282,6 +293,7 @@ class DecoderLayer(_ResidualLayer):
         d_model, num_heads, ff_dim: the sizes.
         norm_first: pre-norm (true) or post-norm (false) residuals.
         dropout: the dropout on each sublayer's output (0: none).
+        attention_dropout: the dropout on the attention weights (0: none).
         causal: hide later positions from the self-attention (true).
     """
 
@@ -293,11 +305,16 @@ class DecoderLayer(_ResidualLayer):
         *,
         norm_first: bool = True,
         dropout: float = 0.0,
+        attention_dropout: float = 0.0,
         causal: bool = True,
     ) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+        self.self_attn = MultiHeadAttention(
+            d_model, num_heads, dropout=attention_dropout
+        )
+        self.cross_attn = MultiHeadAttention(
+            d_model, num_heads, dropout=attention_dropout
+        )
         self.norm_self, self.norm_cross, self.norm_ff = (
             nn.LayerNorm(d_model) for _ in range(3)
         )
@@ -426,6 +443,7 @@ class TransformerEncoder(nn.Module):
                 config.ff_dim,
                 norm_first=config.norm_first,
                 dropout=config.dropout,
+                attention_dropout=config.attention_dropout,
             )
             for _ in range(config.num_layers)
         )
@@ -465,6 +483,7 @@ class TransformerDecoder(nn.Module):
                 config.ff_dim,
                 norm_first=config.norm_first,
                 dropout=config.dropout,
+                attention_dropout=config.attention_dropout,
                 causal=config.causal,
             )
             for _ in range(config.num_layers)
