@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import functools
 import importlib
 import json
 import re
@@ -156,6 +157,7 @@ def doctest_face_imports(text: str) -> set[tuple[str, str]]:
     return found
 
 
+@functools.cache  # ten tests read it; the files do not change during a run
 def face_users() -> dict[tuple[str, str], set[str]]:
     """Who imports each name from a face: the chapters, the tools, the top level, and every module of
     another subpackage (the CLI among them). Tests do not count: they import from the modules."""
