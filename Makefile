@@ -71,7 +71,8 @@ unit:
 	OMP_NUM_THREADS=1 PYTHONPATH=tools $(BIN)/python -m pytest -p nbval_cache -n 2 --dist loadfile --durations=10 tests code/src/attnbook chapters --nbval-lax
 
 # Every page of the built book (run after the build) in headless Chromium with the network cut off:
-# math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots.
+# math typeset, figures loaded, no console error, Colab links, the table of contents, screenshots of
+# each page's first screen (BOOK_FULL_PAGE_SHOTS=1: of each whole page).
 # BROWSER_WORKERS processes (pytest-xdist), each with its own Chromium; a test file stays on one worker,
 # except that the files checking every page spread their pages over the workers (the groups of
 # tests/browser/conftest.py's scheduler), so that each page and translation is made once.

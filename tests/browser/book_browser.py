@@ -2,10 +2,10 @@
 the built book, in one tab, that reads everything the page-by-page tests check:
 
 1. the page as a reader first sees it (PageVisit, read by test_pages.py): it loads, MathJax typesets,
-   the figures load, and a full-page screenshot;
+   the figures load, and a screenshot (FULL_PAGE_SHOT);
 2. its transitions stopped, the figures' alt text and the widgets' roles (test_accessibility.py), a
    cell of each matrix widget hovered, then in each of the theme's modes the contrast of every text
-   (test_contrast.py) and axe's audit (test_accessibility.py), and in dark mode a full-page screenshot;
+   (test_contrast.py) and axe's audit (test_accessibility.py), and in dark mode a screenshot;
 3. back in the page's own mode, with every fold open, its code blocks (test_listings.py).
 
 A step never changes what a later step reads; the scripts and reports of steps 2 and 3 belong to their
@@ -46,9 +46,11 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 ]
 VIEWPORT = {"width": 1280, "height": 900}
-# A page's full-length screenshot (some 38,000 pixels tall for a chapter) for a reader of the run to
-# look at: a JPEG, which Chromium writes in two thirds of a PNG's time (2.1 s against 3.3 s on chapter 3).
-FULL_PAGE_SHOT = {"full_page": True, "type": "jpeg", "quality": 85}
+# A page's screenshot for a reader of the run to look at: the first screen, what a reader meets on
+# arriving, or with BOOK_FULL_PAGE_SHOTS=1 the whole page (some 38,000 pixels tall for a chapter: 2.7 to
+# 3.6 s of Chromium's time on chapter 3, against 0.1 s for the first screen, twice a page). A JPEG, which
+# Chromium writes in two thirds of a PNG's time.
+FULL_PAGE_SHOT = {"full_page": os.environ.get("BOOK_FULL_PAGE_SHOTS") == "1", "type": "jpeg", "quality": 85}
 TIMEOUT_MS = 30_000
 
 # What a visit reads off a page, in the browser. Math: Sphinx writes every equation as div.math

@@ -10,8 +10,8 @@ styles: the text's colour (its ``fill`` in SVG), made translucent by its own alp
 opacity, over the effective background, which is every ancestor's background colour composited from the
 page's canvas up (and in SVG the shape drawn under the text's centre). Each matrix widget shows a
 hovered cell first, so that its highlighted labels and its readout are measured too. The measurements
-of every page go to _build/screenshots/contrast.json (every worker's pages in one file), a full-page
-screenshot of each page in dark mode to _build/screenshots/dark/.
+of every page go to _build/screenshots/contrast.json (every worker's pages in one file), a screenshot of
+each page in dark mode to _build/screenshots/dark/ (book_browser.FULL_PAGE_SHOT).
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def measure_mode(tab, theme: str) -> dict:
 
 
 def shoot_dark(tab, page: str) -> None:
-    """A full-page screenshot, from the top, of the page open in ``tab`` in dark mode."""
+    """A screenshot (FULL_PAGE_SHOT), from the top, of the page open in ``tab`` in dark mode."""
     shots = SCREENSHOT_DIR / "dark"
     shots.mkdir(parents=True, exist_ok=True)
     tab.evaluate("() => window.scrollTo(0, 0)")
