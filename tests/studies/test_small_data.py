@@ -47,7 +47,7 @@ def test_every_variant_is_scored_on_every_split_and_the_last_weights_cost_no_run
     assert study.n_sentences > 0 and "split_seed" not in study.config["data"]
 
 
-def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out(study):
+def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out_or_added(study):
     recipe = RealConfig.from_dict(study.config)
     (run,) = study.of("no dropout", 1)
     config = study.run_config(run)
@@ -56,6 +56,34 @@ def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out(study):
     assert study.run_config(run).train == replace(recipe.train, label_smoothing=0.0)
     (run,) = study.of(small_data.NO_AVERAGING, 0)
     assert study.run_config(run) == replace(recipe, data=replace(recipe.data, split_seed=0))
+    (run,) = study.of("+ tied embeddings", 0)
+    assert study.run_config(run).model == replace(recipe.model, tie_embeddings=True)
+    (run,) = study.of("+ word dropout 0.1", 1)
+    assert study.run_config(run).train == replace(recipe.train, word_dropout=0.1)
+    (run,) = study.of("+ attention dropout 0.1", 0)
+    assert study.run_config(run).model == replace(recipe.model, attention_dropout=0.1)
+
+
+def test_only_the_variants_asked_for_are_trained_and_an_unknown_one_is_refused(pairs):
+    recipe = small_data_config()
+    recipe = replace(recipe, train=replace(recipe.train, max_epochs=1, eval_every=3), beam_size=1)
+    some = small_data.run_small_data(
+        pairs[:200], split_seeds=(0,), seeds=(0,), recipe=recipe, variants=("+ attention dropout 0.1",)
+    )
+    assert [r.variant for r in some.runs] == ["+ attention dropout 0.1"]
+    with pytest.raises(ValueError, match="no variant 'more data'"):
+        small_data.run_small_data(pairs, recipe=recipe, variants=("more data",))
+
+
+def test_a_part_recorded_before_attention_dropout_existed_merges_with_one_after(study, tmp_path):
+    before = study.to_dict()
+    del before["config"]["model"]["attention_dropout"]  # as the first record was written
+    before["runs"] = [r for r in before["runs"] if r["split_seed"] == 0]
+    old = small_data.SmallDataStudy.from_dict(before)
+    new = replace(study, runs=tuple(r for r in study.runs if r.split_seed == 1))
+    paths = [old.save(tmp_path / "old.json"), new.save(tmp_path / "new.json")]
+    merged = small_data.SmallDataStudy.load(small_data.merge_parts(paths, tmp_path))
+    assert len(merged.runs) == len(study.runs) and merged.config == study.config
 
 
 def test_a_recorded_run_reads_back_and_trains_again_to_its_losses(study, pairs):
@@ -109,4 +137,7 @@ def test_the_recorded_study_holds_every_variant_split_and_seed_of_the_recipe():
 def test_each_variant_gets_one_sentence_with_the_recipes_lead_on_each_split(study):
     sentences = small_data.findings(study)
     assert len(sentences) == len(small_data.VARIANTS) - 1
-    assert all(s.startswith("Taking out ") and s.count("BLEU") >= 1 for s in sentences)
+    assert all(
+        s.startswith(small_data.CHANGED[v]) for s, v in zip(sentences, small_data.VARIANTS[1:], strict=True)
+    )
+    assert all(s.count("BLEU") >= 1 for s in sentences)

@@ -1,6 +1,6 @@
 """What a small corpus needs: the Transformer's small-data recipe on real
-sentences with each of its choices taken out, over seeds and over splits
-of the corpus.
+sentences with each of its choices taken out, and with each of three more
+added, over seeds and over splits of the corpus.
 
 The recipe (:func:`~attnbook.studies.realdata.small_data_config`, the
 default of ``python -m attnbook train --corpus tatoeba``) adds three
@@ -18,7 +18,9 @@ run's first steps again (:func:`~attnbook.studies.replay.replay`).
 
 The variant without averaging costs no training of its own: it is the
 recipe's run scored with the weights of its last step, before the mean.
-Record it again, one process per split, side by side, then merged::
+Record it again, one process per split, side by side, then merged (a
+part of some variants only, ``write_part(..., variants=...)``, merges
+with a record of the others)::
 
     python -c "from attnbook.studies.small_data import write_part as w;
     w('part0.json', split_seed=0)"
@@ -84,11 +86,22 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "plain, 5 epochs": lambda c: RealConfig(
         data=c.data, model=TransformerSizes()
     ),
+    "+ tied embeddings": lambda c: replace(
+        c, model=replace(c.model, tie_embeddings=True)
+    ),
+    "+ word dropout 0.1": lambda c: replace(
+        c, train=replace(c.train, word_dropout=0.1)
+    ),
+    "+ attention dropout 0.1": lambda c: replace(
+        c, model=replace(c.model, attention_dropout=0.1)
+    ),
 }
 """The variants that train a model of their own, each from the recipe:
-the recipe itself, without dropout, without label smoothing, and the
+the recipe itself, without dropout, without label smoothing, the
 Transformer's plain run (the GRU's settings: five epochs, none of the
-three choices)."""
+three choices), and the recipe with one more choice that the literature
+on small corpora recommends: tied target embeddings, word dropout on the
+source, dropout on the attention weights."""
 
 NO_AVERAGING = "no averaging"
 """The variant scored from the recipe's run: its last step's weights,
@@ -222,6 +235,7 @@ def run_small_data(
     split_seeds: Sequence[int] = SPLIT_SEEDS,
     seeds: Sequence[int] = SEEDS,
     recipe: RealConfig | None = None,
+    variants: Sequence[str] = tuple(TRAINED),
     progress: bool = False,
 ) -> SmallDataStudy:
     """Train every variant of :data:`TRAINED` with every seed on every
@@ -233,14 +247,26 @@ def run_small_data(
         pairs: the corpus (e.g. ``load_tatoeba(shipped_path()).pairs``).
         recipe: the recipe (default:
             :func:`~attnbook.studies.realdata.small_data_config`).
+        variants: the variants to train (default: all of
+            :data:`TRAINED`), to add some to a record with
+            :func:`merge_parts`.
         progress: show the training progress bars.
 
     Raises:
-        ValueError: no seed or no split.
+        ValueError: no seed, no split or no variant, or a variant not in
+            :data:`TRAINED`.
     """
     recipe = recipe or small_data_config()
-    if not seeds or not split_seeds:
-        raise ValueError("the study needs at least one seed and one split")
+    if not seeds or not split_seeds or not variants:
+        raise ValueError(
+            "the study needs at least one seed, one split and one variant"
+        )
+    unknown = [v for v in variants if v not in TRAINED]
+    if unknown:
+        raise ValueError(
+            f"no variant {unknown[0]!r}; expected some of "
+            f"{', '.join(map(repr, TRAINED))}"
+        )
     start = time.perf_counter()
     runs: list[SmallDataRun] = []
     n_sentences = 0
@@ -250,7 +276,7 @@ def run_small_data(
             data = prepare_real_data(pairs, data_config)
             n_sentences = len({p.source for p in data.split.test})
             for seed in seeds:
-                for variant in TRAINED:
+                for variant in variants:
                     config = variant_config(
                         recipe, variant, split_seed=split_seed, seed=seed
                     )
@@ -310,14 +336,21 @@ def run_small_data(
 
 
 def write_part(
-    path: str | Path, *, split_seed: int, progress: bool = False
+    path: str | Path,
+    *,
+    split_seed: int,
+    variants: Sequence[str] = tuple(TRAINED),
+    progress: bool = False,
 ) -> Path:
-    """Run the study on one split of the shipped pairs (every variant and
-    seed) and save it at ``path``: one process per split, side by side,
-    then :func:`merge_parts`."""
+    """Run the study on one split of the shipped pairs (every seed, the
+    ``variants`` asked for) and save it at ``path``: one process per
+    split, side by side, then :func:`merge_parts`."""
     pairs = load_tatoeba(shipped_path()).pairs
     study = run_small_data(
-        pairs, split_seeds=(split_seed,), progress=progress
+        pairs,
+        split_seeds=(split_seed,),
+        variants=variants,
+        progress=progress,
     )
     return study.save(path)
 
@@ -332,7 +365,9 @@ def merge_parts(paths: Sequence[str | Path], folder: str | Path) -> Path:
     Raises:
         ValueError: parts made with other settings, or a run in two.
     """
-    parts = [SmallDataStudy.load(path) for path in paths]
+    # a part recorded before a field of the configuration existed holds
+    # that field at its default: read back, its configuration is the same
+    parts = [_read_back(SmallDataStudy.load(path)) for path in paths]
     runs = merged_runs(
         parts, key=lambda r: (r.variant, r.split_seed, r.seed)
     )
@@ -340,6 +375,14 @@ def merge_parts(paths: Sequence[str | Path], folder: str | Path) -> Path:
         parts[0], runs=runs, seconds=max(p.seconds for p in parts)
     )
     return merged.save(Path(folder) / SmallDataStudy.PACKAGED)
+
+
+def _read_back(study: SmallDataStudy) -> SmallDataStudy:
+    values = {**study.config}
+    values["data"] = {**values["data"], "split_seed": 0}
+    config = RealConfig.from_dict(values).to_dict()
+    del config["data"]["split_seed"]
+    return replace(study, config=config)
 
 
 def verdicts(study: SmallDataStudy) -> dict[str, dict[int, str]]:
@@ -366,8 +409,9 @@ def format_small_data(study: SmallDataStudy) -> str:
     its mean ± standard deviation over the seeds, and where the recipe
     stands against the variant on BLEU (:func:`verdicts`)."""
     found = verdicts(study)
+    width = max(map(len, VARIANTS)) + 1
     lines = [
-        f"{'variant':<20}{'split':>6}{'BLEU':>11}{'BLEU 1 ref':>12}"
+        f"{'variant':<{width}}{'split':>6}{'BLEU':>11}{'BLEU 1 ref':>12}"
         f"{'chrF':>11}{'repeats':>9}{'CPU s':>7}  recipe is"
     ]
     for variant in VARIANTS:
@@ -382,7 +426,7 @@ def format_small_data(study: SmallDataStudy) -> str:
             repeats = mean_sd([r.n_repeating for r in runs])[0]
             cpu = mean_sd([r.cpu_seconds for r in runs])[0]
             lines.append(
-                f"{variant:<20}{split:>6}"
+                f"{variant:<{width}}{split:>6}"
                 + "".join(
                     f"{f'{m:.1f}±{s:.1f}':>{w}}"
                     for (m, s), w in zip(cells, (11, 12, 11), strict=True)
@@ -400,21 +444,25 @@ def format_small_data(study: SmallDataStudy) -> str:
     return "\n".join(lines)
 
 
-TAKEN_OUT = {
-    NO_AVERAGING: "the averaging",
-    "no dropout": "dropout",
-    "no label smoothing": "label smoothing",
-    "plain, 5 epochs": "all three choices and three quarters of the "
-    "epochs",
+CHANGED = {
+    NO_AVERAGING: "Taking out the averaging",
+    "no dropout": "Taking out dropout",
+    "no label smoothing": "Taking out label smoothing",
+    "plain, 5 epochs": "Taking out all three choices and three quarters "
+    "of the epochs",
+    "+ tied embeddings": "Tying the output layer to the target embeddings",
+    "+ word dropout 0.1": "Adding word dropout of 0.1",
+    "+ attention dropout 0.1": "Adding attention dropout of 0.1",
 }
-"""What each variant takes out of the recipe, as a sentence says it."""
+"""What each variant changes in the recipe, as a sentence says it."""
 
 
 def findings(study: SmallDataStudy) -> list[str]:
-    """One sentence per variant: what taking its choice out of the recipe
-    does to BLEU on each split, by :func:`verdicts` (a change larger than
-    the seeds move BLEU and the same way for every seed, or none the
-    seeds can tell), with the recipe's mean lead on each split."""
+    """One sentence per variant: what taking its choice out of the recipe,
+    or adding one, does to BLEU on each split, by :func:`verdicts` (a
+    change larger than the seeds move BLEU and the same way for every
+    seed, or none the seeds can tell), with the recipe's mean lead on each
+    split."""
     splits = sorted({run.split_seed for run in study.runs})
     does = {
         "ahead": "costs BLEU",
@@ -428,7 +476,7 @@ def findings(study: SmallDataStudy) -> list[str]:
             f"{round(_lead(study, variant, s), 1) + 0.0:+.1f}"
             for s in splits
         )
-        what = f"Taking out {TAKEN_OUT.get(variant, variant)}"
+        what = CHANGED[variant]
         found = set(by_split.values())
         if len(found) == 1:
             verdict = found.pop()
