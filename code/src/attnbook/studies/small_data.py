@@ -324,11 +324,9 @@ def run_small_data(
                                 training.history,
                             )
                         )
-    config = recipe.to_dict()
-    del config["data"]["split_seed"]
     return SmallDataStudy(
         environment(torch.device("cpu"), 1),
-        config,
+        _recipe_values(recipe),
         n_sentences,
         tuple(runs),
         time.perf_counter() - start,
@@ -367,7 +365,12 @@ def merge_parts(paths: Sequence[str | Path], folder: str | Path) -> Path:
     """
     # a part recorded before a field of the configuration existed holds
     # that field at its default: read back, its configuration is the same
-    parts = [_read_back(SmallDataStudy.load(path)) for path in paths]
+    parts = [
+        replace(
+            part, config=_recipe_values(RealConfig.from_dict(part.config))
+        )
+        for part in map(SmallDataStudy.load, paths)
+    ]
     runs = merged_runs(
         parts, key=lambda r: (r.variant, r.split_seed, r.seed)
     )
@@ -377,12 +380,12 @@ def merge_parts(paths: Sequence[str | Path], folder: str | Path) -> Path:
     return merged.save(Path(folder) / SmallDataStudy.PACKAGED)
 
 
-def _read_back(study: SmallDataStudy) -> SmallDataStudy:
-    values = {**study.config}
-    values["data"] = {**values["data"], "split_seed": 0}
-    config = RealConfig.from_dict(values).to_dict()
-    del config["data"]["split_seed"]
-    return replace(study, config=config)
+def _recipe_values(recipe: RealConfig) -> dict[str, Any]:
+    """The recipe as a record keeps it: without its split seed, which
+    each run gives."""
+    values = recipe.to_dict()
+    del values["data"]["split_seed"]
+    return values
 
 
 def verdicts(study: SmallDataStudy) -> dict[str, dict[int, str]]:
