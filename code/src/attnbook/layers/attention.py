@@ -463,3 +463,11 @@ class ScaledDotProductAttention(_Attention):
 
     def _score(self, query: Tensor, keys: Tensor) -> Tensor:
         return query @ keys.transpose(1, 2) / math.sqrt(keys.shape[-1])
+
+
+def optional_dropout(probability: float) -> nn.Module:
+    """Dropout (Srivastava et al., 2014) at ``probability`` while
+    training, or, at 0, no module at all: a model without dropout then
+    draws no random number and computes exactly what it computed before
+    dropout existed, so that its recorded runs replay bit for bit."""
+    return nn.Dropout(probability) if probability > 0 else nn.Identity()

@@ -34,6 +34,7 @@ from attnbook.layers.attention import (
     _check_mask_dtype,
     _check_tensor,
     masked_softmax,
+    optional_dropout,
 )
 
 
@@ -170,9 +171,7 @@ class MultiHeadAttention(nn.Module):
         self.key_proj = nn.Linear(self.kdim, embed_dim, bias=bias)  # W^K
         self.value_proj = nn.Linear(self.vdim, embed_dim, bias=bias)  # W^V
         self.out_proj = nn.Linear(embed_dim, embed_dim, bias=bias)  # W^O
-        self.weight_dropout = (
-            nn.Dropout(dropout) if dropout > 0 else nn.Identity()
-        )
+        self.weight_dropout = optional_dropout(dropout)
         for proj in (self.query_proj, self.key_proj, self.value_proj):
             nn.init.xavier_uniform_(proj.weight)
         for proj in (

@@ -19,12 +19,13 @@ from dataclasses import replace
 import torch
 from torch import Tensor, nn
 
+from attnbook.layers.attention import optional_dropout
 from attnbook.layers.bahdanau import BahdanauAttention
 from attnbook.layers.local import LocalPAttention
 from attnbook.layers.luong import LuongAttention
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.encoder import EncoderMemory
-from attnbook.nmt.model import decode_stepwise, optional_dropout
+from attnbook.nmt.model import decode_stepwise
 
 
 class _Decoder(nn.Module):
@@ -33,7 +34,7 @@ class _Decoder(nn.Module):
 
     ``dropout`` (keyword-only in every decoder) zeroes features of the
     target embeddings and of what the output layer reads, while training
-    (0: none; :func:`~attnbook.nmt.model.optional_dropout`)."""
+    (0: none; :func:`~attnbook.layers.attention.optional_dropout`)."""
 
     uses_attention = True
     out: nn.Linear  # the output layer, each decoder's own

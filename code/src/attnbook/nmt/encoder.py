@@ -15,8 +15,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from attnbook.layers.attention import optional_dropout
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.model import optional_dropout
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Encoder(nn.Module):
             the states have ``enc_dim = 2 * hidden_dim`` features.
         dropout: the probability of zeroing a feature of the embeddings
             and of the states, while training (0: none;
-            :func:`~attnbook.nmt.model.optional_dropout`).
+            :func:`~attnbook.layers.attention.optional_dropout`).
 
     Shape:
         - src: ``(batch, src_len)`` token ids;

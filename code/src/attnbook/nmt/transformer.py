@@ -39,9 +39,10 @@ import torch
 from torch import Tensor, nn
 
 from attnbook.core.config import check_fields
+from attnbook.layers.attention import optional_dropout
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.model import decode_stepwise, optional_dropout
+from attnbook.nmt.model import decode_stepwise
 
 
 def sinusoidal_positions(
