@@ -54,16 +54,20 @@ from attnbook.core.runtime import one_thread
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.heldout import evaluate_real
+from attnbook.nmt.seq2seq import ModelConfig
+from attnbook.nmt.split import EnglishSplit
 from attnbook.nmt.training import LossRecord
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.realdata import (
     RealConfig,
+    RealDataConfig,
     prepare_real_data,
     small_data_config,
 )
 from attnbook.studies.recipe import (
     RecordedStart,
+    RunData,
     new_translator,
     run_once,
 )
@@ -95,13 +99,30 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "+ attention dropout 0.1": lambda c: replace(
         c, model=replace(c.model, attention_dropout=0.1)
     ),
+    "min count 1": lambda c: replace(c, data=replace(c.data, min_count=1)),
+    "min count 3": lambda c: replace(c, data=replace(c.data, min_count=3)),
+    "Transformer, d_model 104": lambda c: replace(
+        c, model=replace(c.model, d_model=104)
+    ),
+    "GRU, same weights": lambda c: replace(
+        c,
+        model=ModelConfig(
+            emb_dim=64, hidden_dim=64, dropout=c.model.dropout
+        ),
+    ),
 }
 """The variants that train a model of their own, each from the recipe:
 the recipe itself, without dropout, without label smoothing, the
 Transformer's plain run (the GRU's settings: five epochs, none of the
 three choices), and the recipe with one more choice that the literature
 on small corpora recommends: tied target embeddings, word dropout on the
-source, dropout on the attention weights."""
+source, dropout on the attention weights; two more vocabularies, every
+word of the training pairs (a minimum count of 1, not 2) and the words
+seen at least 3 times; and two models of the same size, about 1.2
+million weights, with the recipe's training: the Transformer widened to
+``d_model`` 104 and chapter 8's GRU encoder-decoder with Bahdanau's
+attention at embeddings and states of 64, the smallest its output layer
+over the French words allows."""
 
 NO_AVERAGING = "no averaging"
 """The variant scored from the recipe's run: its last step's weights,
@@ -272,14 +293,20 @@ def run_small_data(
     n_sentences = 0
     with one_thread():
         for split_seed in split_seeds:
-            data_config = replace(recipe.data, split_seed=split_seed)
-            data = prepare_real_data(pairs, data_config)
-            n_sentences = len({p.source for p in data.split.test})
+            # one split, held out the same way whatever words a variant
+            # keeps: its data is made once for each vocabulary
+            prepared: dict[RealDataConfig, RunData[EnglishSplit]] = {}
             for seed in seeds:
                 for variant in variants:
                     config = variant_config(
                         recipe, variant, split_seed=split_seed, seed=seed
                     )
+                    if config.data not in prepared:
+                        prepared[config.data] = prepare_real_data(
+                            pairs, config.data
+                        )
+                    data = prepared[config.data]
+                    n_sentences = len({p.source for p in data.split.test})
                     translator = new_translator(config, data, "cpu")
                     # the recipe's last weights are scored too
                     keeps_last = (
@@ -456,6 +483,11 @@ CHANGED = {
     "+ tied embeddings": "Tying the output layer to the target embeddings",
     "+ word dropout 0.1": "Adding word dropout of 0.1",
     "+ attention dropout 0.1": "Adding attention dropout of 0.1",
+    "min count 1": "Keeping every word of the training pairs",
+    "min count 3": "Keeping only the words seen at least 3 times",
+    "Transformer, d_model 104": "Widening the Transformer to d_model 104",
+    "GRU, same weights": "Putting the GRU encoder-decoder of the same "
+    "size in the Transformer's place",
 }
 """What each variant changes in the recipe, as a sentence says it."""
 
