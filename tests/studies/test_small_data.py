@@ -10,6 +10,7 @@ import torch
 
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.export import SHIPPED_TRANSFORMER, shipped_export
+from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.studies import small_data
 from attnbook.studies.realdata import RealConfig, small_data_config
 from attnbook.studies.replay import replay
@@ -62,6 +63,27 @@ def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out_or_adde
     assert study.run_config(run).train == replace(recipe.train, word_dropout=0.1)
     (run,) = study.of("+ attention dropout 0.1", 0)
     assert study.run_config(run).model == replace(recipe.model, attention_dropout=0.1)
+    for count in (1, 3):
+        (run,) = study.of(f"min count {count}", 1)
+        assert study.run_config(run).data == replace(recipe.data, min_count=count, split_seed=1)
+    (run,) = study.of("Transformer, d_model 104", 0)
+    assert study.run_config(run).model == replace(recipe.model, d_model=104)
+    (run,) = study.of("GRU, same weights", 0)
+    gru = study.run_config(run)
+    assert isinstance(gru.model, ModelConfig) and gru.model.dropout == recipe.model.dropout
+    assert gru.train == recipe.train  # the same training as the Transformer's
+
+
+def test_the_models_of_the_same_size_differ_in_weights_by_under_one_percent_and_their_steps_are_timed_in_turns(
+    study,
+):
+    pairs = load_tatoeba(shipped_path()).pairs  # the vocabulary the sizes were matched on
+    costs = small_data.step_costs(study, pairs, steps=1, repeats=2)
+    (transformer, gru) = (costs[v] for v in small_data.SAME_SIZE)
+    assert abs(transformer.weights - gru.weights) < 0.01 * gru.weights
+    assert all(len(c.seconds) == 2 and min(c.seconds) > 0 for c in costs.values())
+    with pytest.raises(ValueError, match="no run of 'more data'"):
+        small_data.step_costs(study, pairs, ("more data",))
 
 
 def test_only_the_variants_asked_for_are_trained_and_an_unknown_one_is_refused(pairs):

@@ -9,6 +9,9 @@ mean of the last epochs' weights, and trains four times as long. One
 seed moves BLEU by about as much as some single choices, and another
 split of the corpus can move it more, so each variant is trained with
 three seeds on each of two splits (:data:`SEEDS`, :data:`SPLIT_SEEDS`).
+Two more vocabularies are trained the same way, and two models of the
+same size (:data:`SAME_SIZE`), the Transformer and the GRU
+encoder-decoder, whose steps :func:`step_costs` times side by side.
 That is longer than a chapter can spend, so the study is run once and its
 record ships with the package: :func:`run_small_data` trains and scores
 the runs, :class:`SmallDataStudy` holds them
@@ -33,14 +36,17 @@ with a record of the others)::
 from __future__ import annotations
 
 import copy
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from attnbook.benchmark.timing import time_interleaved
 from attnbook.core.records import (
     Environment,
     Record,
@@ -56,7 +62,7 @@ from attnbook.nmt.data import SentencePair
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit
-from attnbook.nmt.training import LossRecord
+from attnbook.nmt.training import LossRecord, train
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
 from attnbook.studies.realdata import (
@@ -220,6 +226,86 @@ def variant_config(
         data=replace(config.data, split_seed=split_seed),
         train=replace(config.train, seed=seed),
     )
+
+
+SAME_SIZE = ("Transformer, d_model 104", "GRU, same weights")
+"""The two models of about the same number of weights, trained alike."""
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """What one variant's model weighs and what a training step of it
+    costs, measured beside the others' (:func:`step_costs`).
+
+    Attributes:
+        weights: the model's trainable numbers.
+        seconds: each timed round's seconds per training step.
+    """
+
+    weights: int
+    seconds: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """The median round's seconds per step."""
+        return statistics.median(self.seconds)
+
+
+def step_costs(
+    study: SmallDataStudy,
+    pairs: Sequence[SentencePair],
+    variants: Sequence[str] = SAME_SIZE,
+    *,
+    steps: int = 3,
+    repeats: int = 5,
+) -> dict[str, StepCost]:
+    """Each variant's weights, and the seconds of a step of its training
+    (its recorded run's configuration, split 0, seed 0; a call of
+    :func:`~attnbook.nmt.training.train` for ``steps`` steps, the
+    optimiser's set-up included, divided by ``steps``), timed in turns in
+    this process on the CPU with one thread: ``repeats`` rounds (:func:`~attnbook.benchmark.timing.
+    time_interleaved`), so that a busy neighbour slows every variant
+    alike.
+
+    Raises:
+        ValueError: a variant the study did not train.
+    """
+    runs = {}
+    for variant in variants:
+        found = [r for r in study.of(variant, 0) if r.seed == 0]
+        if not found:
+            raise ValueError(
+                f"the study has no run of {variant!r} on split 0, seed 0"
+            )
+        runs[variant] = found[0]
+    costs = {}
+    with one_thread():
+        turns: dict[str, Callable[[], object]] = {}
+        weights = {}
+        for variant, run in runs.items():
+            config = study.run_config(run)
+            data = prepare_real_data(pairs, config.data)
+            translator = new_translator(config, data, "cpu")
+            weights[variant] = sum(
+                p.numel() for p in translator.model.parameters()
+            )
+            turns[variant] = partial(
+                train,
+                translator,
+                data.train,
+                data.val,
+                config.train,
+                progress=False,
+                stop_after=steps,
+            )
+        timings = time_interleaved(
+            turns, torch.device("cpu"), repeats=repeats
+        )
+        for variant, timing in timings.items():
+            costs[variant] = StepCost(
+                weights[variant], tuple(t / steps for t in timing.times)
+            )
+    return costs
 
 
 def _scored(
