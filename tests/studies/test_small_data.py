@@ -163,3 +163,13 @@ def test_each_variant_gets_one_sentence_with_the_recipes_lead_on_each_split(stud
         s.startswith(small_data.CHANGED[v]) for s, v in zip(sentences, small_data.VARIANTS[1:], strict=True)
     )
     assert all(s.count("BLEU") >= 1 for s in sentences)
+
+
+def test_the_models_of_the_same_size_get_their_scores_on_each_split_and_one_verdict(study):
+    sentence = small_data.same_size_finding(study)
+    transformer, gru = (statistics.mean(r.bleu for r in study.of(v, 0)) for v in small_data.SAME_SIZE)
+    assert sentence.startswith(
+        f"the Transformer scores a held-out BLEU of {transformer:.1f} ± 0.0 on split 0"
+    )
+    assert f"the GRU {gru:.1f} ± 0.0 and " in sentence
+    assert sentence.endswith((" on every split.", " on any split.", " on split 1."))

@@ -260,12 +260,15 @@ def step_costs(
     repeats: int = 5,
 ) -> dict[str, StepCost]:
     """Each variant's weights, and the seconds of a step of its training
-    (its recorded run's configuration, split 0, seed 0; a call of
-    :func:`~attnbook.nmt.training.train` for ``steps`` steps, the
-    optimiser's set-up included, divided by ``steps``), timed in turns in
-    this process on the CPU with one thread: ``repeats`` rounds (:func:`~attnbook.benchmark.timing.
-    time_interleaved`), so that a busy neighbour slows every variant
-    alike.
+    (its recorded run's configuration, split 0, seed 0), timed in turns in
+    this process on the CPU with one thread, so that a busy neighbour
+    slows every variant alike
+    (:func:`~attnbook.benchmark.timing.time_interleaved`).
+
+    Each round calls :func:`~attnbook.nmt.training.train` for ``steps``
+    steps of each variant, the optimiser's set-up included; a round's
+    time divided by ``steps`` is one of the ``repeats`` values of
+    :attr:`StepCost.seconds`.
 
     Raises:
         ValueError: a variant the study did not train.
@@ -617,3 +620,51 @@ def _lead(study: SmallDataStudy, variant: str, split: int) -> float:
     """The recipe's mean BLEU less ``variant``'s, on one split."""
     recipe = mean_sd([r.bleu for r in study.of("recipe", split)])[0]
     return recipe - mean_sd([r.bleu for r in study.of(variant, split)])[0]
+
+
+def same_size_finding(study: SmallDataStudy) -> str:
+    """One sentence: the BLEU of the two models of :data:`SAME_SIZE` on
+    each split, mean ± standard deviation over the seeds, and which is
+    ahead by :func:`~attnbook.core.records.seed_verdict` (paired seeds:
+    the same seeds, splits and batch orders)."""
+    transformer, gru = SAME_SIZE
+    splits = sorted({run.split_seed for run in study.runs})
+
+    def scores(variant: str) -> list[str]:
+        return [
+            "{:.1f} ± {:.1f}".format(
+                *mean_sd([r.bleu for r in study.of(variant, s)])
+            )
+            for s in splits
+        ]
+
+    found = {
+        s: seed_verdict(
+            [r.bleu for r in study.of(transformer, s)],
+            [r.bleu for r in study.of(gru, s)],
+        )
+        for s in splits
+    }
+    says = {
+        "ahead": "the Transformer is ahead",
+        "behind": "the GRU is ahead",
+        "tie": "the seeds cannot tell the two apart",
+    }
+    if len(set(found.values())) == 1:
+        verdict = says[found[splits[0]]] + (
+            " on any split"
+            if found[splits[0]] == "tie"
+            else " on every split"
+        )
+    else:
+        verdict = ", and ".join(
+            f"{says[found[s]]} on split {s}" for s in splits
+        )
+    on_splits = " and ".join(
+        f"{score} on split {s}"
+        for score, s in zip(scores(transformer), splits, strict=True)
+    )
+    return (
+        f"the Transformer scores a held-out BLEU of {on_splits}, the GRU "
+        f"{' and '.join(scores(gru))}: {verdict}."
+    )
