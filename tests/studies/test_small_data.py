@@ -173,3 +173,10 @@ def test_the_models_of_the_same_size_get_their_scores_on_each_split_and_one_verd
     )
     assert f"the GRU {gru:.1f} ± 0.0 and " in sentence
     assert sentence.endswith((" on every split.", " on any split.", " on split 1."))
+
+
+def test_a_higher_minimum_count_keeps_fewer_words_in_each_language(study, pairs):
+    sizes = small_data.vocabulary_sizes(study, pairs)
+    assert list(sizes) == ["min count 1", "recipe", "min count 3"]
+    for language in (0, 1):
+        assert sizes["min count 1"][language] > sizes["recipe"][language] > sizes["min count 3"][language] > 0

@@ -58,7 +58,7 @@ from attnbook.core.records import (
 )
 from attnbook.core.runtime import one_thread
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
-from attnbook.nmt.data import SentencePair
+from attnbook.nmt.data import SPECIALS, SentencePair
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import EnglishSplit
@@ -230,6 +230,28 @@ def variant_config(
 
 SAME_SIZE = ("Transformer, d_model 104", "GRU, same weights")
 """The two models of about the same number of weights, trained alike."""
+
+
+VOCABULARIES = ("min count 1", "recipe", "min count 3")
+"""The variants that differ only in the words they keep, from the most."""
+
+
+def vocabulary_sizes(
+    study: SmallDataStudy,
+    pairs: Sequence[SentencePair],
+    variants: Sequence[str] = VOCABULARIES,
+) -> dict[str, tuple[int, int]]:
+    """The English and the French words each variant's model knows on
+    split 0 of ``pairs`` (``<unk>`` and the other specials left out)."""
+    sizes = {}
+    for variant in variants:
+        run = study.of(variant, 0)[0]
+        data = prepare_real_data(pairs, study.run_config(run).data)
+        sizes[variant] = (
+            len(data.src_vocab) - len(SPECIALS),
+            len(data.tgt_vocab) - len(SPECIALS),
+        )
+    return sizes
 
 
 @dataclass(frozen=True)
