@@ -15,6 +15,10 @@ from attnbook.studies import small_data
 from attnbook.studies.realdata import RealConfig, small_data_config
 from attnbook.studies.replay import replay
 
+PIECES = "1,000 pieces"
+WORDS = tuple(v for v in small_data.TRAINED if v != PIECES)
+SCORED = tuple(v for v in small_data.VARIANTS if v != PIECES)
+
 
 @pytest.fixture(scope="module")
 def pairs():
@@ -27,12 +31,13 @@ def study(pairs):
     recipe = replace(
         recipe, train=replace(recipe.train, max_epochs=2, eval_every=3, log_every=2), beam_size=2
     )
-    return small_data.run_small_data(pairs, split_seeds=(0, 1), seeds=(0,), recipe=recipe)
+    # 1,000 pieces need more sentences than these: the pieces variant has a test of its own
+    return small_data.run_small_data(pairs, split_seeds=(0, 1), seeds=(0,), recipe=recipe, variants=WORDS)
 
 
 def test_every_variant_is_scored_on_every_split_and_the_last_weights_cost_no_run(study):
     assert {(r.variant, r.split_seed) for r in study.runs} == {
-        (variant, split) for variant in small_data.VARIANTS for split in (0, 1)
+        (variant, split) for variant in SCORED for split in (0, 1)
     }
     for split in (0, 1):
         (recipe,) = study.of("recipe", split)
@@ -128,10 +133,11 @@ def test_parts_merge_into_one_study_and_a_run_in_two_parts_is_refused(study, tmp
 
 def test_the_table_gives_every_variant_and_where_the_recipe_stands(study):
     text = small_data.format_small_data(study)
-    for variant in small_data.VARIANTS:
+    for variant in SCORED:
         assert variant in text
+    assert PIECES not in text  # a variant the study did not train has no row
     found = small_data.verdicts(study)
-    assert set(found) == set(small_data.VARIANTS) - {"recipe"}
+    assert set(found) == set(SCORED) - {"recipe"}
     assert all(
         verdict in {"ahead", "behind", "tie"} for by_split in found.values() for verdict in by_split.values()
     )
@@ -158,10 +164,8 @@ def test_the_recorded_study_holds_every_variant_split_and_seed_of_the_recipe():
 
 def test_each_variant_gets_one_sentence_with_the_recipes_lead_on_each_split(study):
     sentences = small_data.findings(study)
-    assert len(sentences) == len(small_data.VARIANTS) - 1
-    assert all(
-        s.startswith(small_data.CHANGED[v]) for s, v in zip(sentences, small_data.VARIANTS[1:], strict=True)
-    )
+    assert len(sentences) == len(SCORED) - 1
+    assert all(s.startswith(small_data.CHANGED[v]) for s, v in zip(sentences, SCORED[1:], strict=True))
     assert all(s.count("BLEU") >= 1 for s in sentences)
 
 
@@ -180,3 +184,22 @@ def test_a_higher_minimum_count_keeps_fewer_words_in_each_language(study, pairs)
     assert list(sizes) == ["min count 1", "recipe", "min count 3"]
     for language in (0, 1):
         assert sizes["min count 1"][language] > sizes["recipe"][language] > sizes["min count 3"][language] > 0
+
+
+def test_the_pieces_variant_learns_its_pieces_on_the_cased_sentences_and_is_scored_on_lower_cased_text():
+    # a slice large enough for 1,000 pieces in each language
+    pairs = load_tatoeba(shipped_path()).pairs[::8]
+    cased = load_tatoeba(shipped_path(), cased=True).pairs[::8]
+    recipe = small_data_config()
+    recipe = replace(recipe, train=replace(recipe.train, max_epochs=1, eval_every=5), beam_size=1)
+    with pytest.raises(ValueError, match="give cased_pairs"):
+        small_data.run_small_data(pairs, split_seeds=(0,), seeds=(0,), recipe=recipe, variants=(PIECES,))
+    study = small_data.run_small_data(
+        pairs, split_seeds=(0,), seeds=(0,), recipe=recipe, variants=("recipe", PIECES), cased_pairs=cased
+    )
+    (words,) = study.of("recipe", 0)
+    (run,) = study.of(PIECES, 0)
+    assert study.run_config(run).data.subwords == 1000
+    assert 0 <= run.bleu <= 100 and 0 <= run.chrf <= 100 and run.n_repeating >= 0
+    assert run.val_losses[-1] < run.val_losses[0]  # it learns over pieces
+    assert run.steps == words.steps  # the same pairs in the same batches

@@ -58,13 +58,20 @@ from attnbook.core.records import (
 )
 from attnbook.core.runtime import one_thread
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
+from attnbook.nmt.coverage import repeated_words
 from attnbook.nmt.data import SPECIALS, SentencePair
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.nmt.split import EnglishSplit
+from attnbook.nmt.split import (
+    EnglishSplit,
+    group_references,
+    lowered_source,
+)
+from attnbook.nmt.subwords import Subwords
 from attnbook.nmt.training import LossRecord, train
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import Translator
+from attnbook.studies.pieces import evaluate_pieces, prepare_pieces
 from attnbook.studies.realdata import (
     RealConfig,
     RealDataConfig,
@@ -107,6 +114,9 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     ),
     "min count 1": lambda c: replace(c, data=replace(c.data, min_count=1)),
     "min count 3": lambda c: replace(c, data=replace(c.data, min_count=3)),
+    "1,000 pieces": lambda c: replace(
+        c, data=replace(c.data, subwords=1000)
+    ),
     "Transformer, d_model 104": lambda c: replace(
         c, model=replace(c.model, d_model=104)
     ),
@@ -122,9 +132,11 @@ the recipe itself, without dropout, without label smoothing, the
 Transformer's plain run (the GRU's settings: five epochs, none of the
 three choices), and the recipe with one more choice that the literature
 on small corpora recommends: tied target embeddings, word dropout on the
-source, dropout on the attention weights; two more vocabularies, every
-word of the training pairs (a minimum count of 1, not 2) and the words
-seen at least 3 times; and two models of the same size, about 1.2
+source, dropout on the attention weights; three more vocabularies, every
+word of the training pairs (a minimum count of 1, not 2), the words
+seen at least 3 times, and 1,000 subword pieces for each language
+learnt on the cased training sentences (scored, as the word-level runs
+are, on lower-cased text); and two models of the same size, about 1.2
 million weights, with the recipe's training: the Transformer widened to
 ``d_model`` 104 and chapter 8's GRU encoder-decoder with Bahdanau's
 attention at embeddings and states of 64, the smallest its output layer
@@ -337,28 +349,75 @@ def _scored(
     variant: str,
     config: RealConfig,
     translator: Translator,
-    test: Sequence[SentencePair],
+    data: RunData[EnglishSplit],
     steps: int,
     cpu_seconds: float,
     val_history: Sequence[LossRecord],
     train_history: Sequence[LossRecord],
 ) -> SmallDataRun:
-    evaluation = evaluate_real(
-        translator, test, beam_size=config.beam_size
-    )
+    if data.units is None:
+        evaluation = evaluate_real(
+            translator, data.split.test, beam_size=config.beam_size
+        )
+        bleu, bleu_single, chrf = (
+            evaluation.score.bleu,
+            evaluation.score.bleu_single,
+            evaluation.score.chrf,
+        )
+        n_repeating = sum(1 for r in evaluation.repeats() if r)
+    else:
+        in_pieces = evaluate_pieces(
+            translator,
+            data.split.test,
+            *data.units,
+            beam_size=config.beam_size,
+        )
+        # lower-cased, as the word-level runs write and are scored
+        scores = in_pieces.lowercased
+        bleu, bleu_single, chrf = (
+            scores["bleu"],
+            scores["bleu_single"],
+            scores["chrf"],
+        )
+        _, references = group_references(
+            data.split.test, key=lowered_source
+        )
+        n_repeating = sum(
+            1
+            for pieces, refs in zip(
+                in_pieces.pieces, references, strict=True
+            )
+            if repeated_words(
+                Subwords.join(pieces).lower().split(),
+                [tuple(w.lower() for w in r) for r in refs],
+            )
+        )
     return SmallDataRun(
         variant=variant,
         split_seed=config.data.split_seed,
         seed=config.train.seed,
         steps=steps,
         cpu_seconds=cpu_seconds,
-        bleu=evaluation.score.bleu,
-        bleu_single=evaluation.score.bleu_single,
-        chrf=evaluation.score.chrf,
-        n_repeating=sum(1 for r in evaluation.repeats() if r),
+        bleu=bleu,
+        bleu_single=bleu_single,
+        chrf=chrf,
+        n_repeating=n_repeating,
         val_losses=tuple(r.loss for r in val_history),
         train_losses=tuple(r.loss for r in train_history),
     )
+
+
+def _prepared(
+    config: RealConfig,
+    pairs: Sequence[SentencePair],
+    cased_pairs: Sequence[SentencePair] | None,
+) -> RunData[EnglishSplit]:
+    """A run's data: the words of ``pairs``, or the pieces of
+    ``cased_pairs`` (split where ``pairs`` is)."""
+    if not config.data.subwords:
+        return prepare_real_data(pairs, config.data)
+    assert cased_pairs is not None  # run_small_data checked
+    return prepare_pieces(cased_pairs, config)
 
 
 def run_small_data(
@@ -368,6 +427,7 @@ def run_small_data(
     seeds: Sequence[int] = SEEDS,
     recipe: RealConfig | None = None,
     variants: Sequence[str] = tuple(TRAINED),
+    cased_pairs: Sequence[SentencePair] | None = None,
     progress: bool = False,
 ) -> SmallDataStudy:
     """Train every variant of :data:`TRAINED` with every seed on every
@@ -382,11 +442,14 @@ def run_small_data(
         variants: the variants to train (default: all of
             :data:`TRAINED`), to add some to a record with
             :func:`merge_parts`.
+        cased_pairs: the same corpus, cased
+            (``load_tatoeba(shipped_path(), cased=True).pairs``), which a
+            variant over pieces needs.
         progress: show the training progress bars.
 
     Raises:
-        ValueError: no seed, no split or no variant, or a variant not in
-            :data:`TRAINED`.
+        ValueError: no seed, no split or no variant, a variant not in
+            :data:`TRAINED`, or one over pieces without ``cased_pairs``.
     """
     recipe = recipe or small_data_config()
     if not seeds or not split_seeds or not variants:
@@ -398,6 +461,13 @@ def run_small_data(
         raise ValueError(
             f"no variant {unknown[0]!r}; expected some of "
             f"{', '.join(map(repr, TRAINED))}"
+        )
+    if cased_pairs is None and any(
+        TRAINED[v](recipe).data.subwords for v in variants
+    ):
+        raise ValueError(
+            "a variant over pieces learns them on the cased sentences: "
+            "give cased_pairs (load_tatoeba(path, cased=True).pairs)"
         )
     start = time.perf_counter()
     runs: list[SmallDataRun] = []
@@ -413,11 +483,14 @@ def run_small_data(
                         recipe, variant, split_seed=split_seed, seed=seed
                     )
                     if config.data not in prepared:
-                        prepared[config.data] = prepare_real_data(
-                            pairs, config.data
+                        prepared[config.data] = _prepared(
+                            config, pairs, cased_pairs
                         )
                     data = prepared[config.data]
-                    n_sentences = len({p.source for p in data.split.test})
+                    # cased pieces or lower-cased words, the same sentences
+                    n_sentences = len(
+                        {lowered_source(p) for p in data.split.test}
+                    )
                     translator = new_translator(config, data, "cpu")
                     # the recipe's last weights are scored too
                     keeps_last = (
@@ -455,7 +528,7 @@ def run_small_data(
                                 name,
                                 config,
                                 translator,
-                                data.split.test,
+                                data,
                                 training.steps,
                                 cpu_seconds,
                                 training.val_history,
@@ -486,6 +559,7 @@ def write_part(
         pairs,
         split_seeds=(split_seed,),
         variants=variants,
+        cased_pairs=load_tatoeba(shipped_path(), cased=True).pairs,
         progress=progress,
     )
     return study.save(path)
@@ -596,6 +670,8 @@ CHANGED = {
     "+ attention dropout 0.1": "Adding attention dropout of 0.1",
     "min count 1": "Keeping every word of the training pairs",
     "min count 3": "Keeping only the words seen at least 3 times",
+    "1,000 pieces": "Reading and writing 1,000 subword pieces for each "
+    "language instead of words",
     "Transformer, d_model 104": "Widening the Transformer to d_model 104",
     "GRU, same weights": "Putting the GRU encoder-decoder of the same "
     "size in the Transformer's place",
