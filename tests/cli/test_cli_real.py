@@ -251,7 +251,7 @@ def test_training_flags_set_on_a_corpus_run_are_used_and_the_defaults_are_the_re
     # without --model, the Transformer's small-data recipe
     config = train_command.real_config_from_args(parse(["train", "--corpus", "tatoeba"]), 18065)
     assert config == small_data_config() == real_defaults()
-    assert config.model == TransformerSizes(dropout=0.2) and config.train.average_last == 5
+    assert config.model == TransformerSizes(d_model=104, dropout=0.2) and config.train.average_last == 5
     # --model seq2seq: the GRU's own defaults, not the recipe's
     config = train_command.real_config_from_args(
         parse(["train", "--corpus", "tatoeba", "--model", "seq2seq"]), 18065

@@ -349,6 +349,8 @@ def test_the_shipped_transformer_is_the_default_transformer_run_light_enough_for
     assert RealConfig.from_dict(record.config) == transformer_config() == real_defaults()
     assert shipped.config["dropout"] == sizes.dropout > 0
     assert record.file_bytes == shipped.size and record.trained_by == shipped.info["trained_by"]
+    # the training's CPU time, what the page quotes, beside its clock time
+    assert 0 < shipped.info["train_cpu_seconds"] == record.train_cpu_seconds
     # the scores of the page's weights at both beams, in the record and in the page's file
     assert shipped.info["held_out_by_beam"] == record.held_out and set(record.held_out) == {"1", "4"}
     assert shipped.info["held_out"] == record.held_out[str(shipped.info["beam_size"])]

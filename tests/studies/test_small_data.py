@@ -27,7 +27,7 @@ def pairs():
 
 @pytest.fixture(scope="module")
 def study(pairs):
-    recipe = small_data_config()
+    recipe = small_data.study_recipe()
     recipe = replace(
         recipe, train=replace(recipe.train, max_epochs=2, eval_every=3, log_every=2), beam_size=2
     )
@@ -92,7 +92,7 @@ def test_the_models_of_the_same_size_differ_in_weights_by_under_one_percent_and_
 
 
 def test_only_the_variants_asked_for_are_trained_and_an_unknown_one_is_refused(pairs):
-    recipe = small_data_config()
+    recipe = small_data.study_recipe()
     recipe = replace(recipe, train=replace(recipe.train, max_epochs=1, eval_every=3), beam_size=1)
     some = small_data.run_small_data(
         pairs[:200], split_seeds=(0,), seeds=(0,), recipe=recipe, variants=("+ attention dropout 0.1",)
@@ -151,11 +151,14 @@ def test_the_recorded_study_holds_every_variant_split_and_seed_of_the_recipe():
         for split in small_data.SPLIT_SEEDS
         for seed in small_data.SEEDS
     )
-    recipe = small_data_config()
-    assert RealConfig.from_dict(recorded.config) == recipe  # the recipe, split 0 where no run says otherwise
+    # the study's recipe, split 0 where no run says otherwise
+    assert RealConfig.from_dict(recorded.config) == small_data.study_recipe()
     assert recorded.environment.threads == 1 and recorded.n_sentences > 1000
-    # the recipe's run of split 0, seed 0 is the shipped Transformer's, scored before its int8 rounding
-    (run,) = [r for r in recorded.of("recipe", 0) if r.seed == 0]
+    # the command line's default is the recipe widened: its run of split 0, seed 0 is the shipped
+    # Transformer's, scored before its int8 rounding
+    widened = small_data.SAME_SIZE[0]
+    assert small_data.TRAINED[widened](small_data.study_recipe()) == small_data_config()
+    (run,) = [r for r in recorded.of(widened, 0) if r.seed == 0]
     shipped = shipped_export(SHIPPED_TRANSFORMER).info["held_out"]
     assert run.steps == shipped_export(SHIPPED_TRANSFORMER).info["steps"]
     assert abs(run.bleu - shipped["bleu"]) < 1.0
@@ -190,7 +193,7 @@ def test_the_pieces_variant_learns_its_pieces_on_the_cased_sentences_and_is_scor
     # a slice large enough for 1,000 pieces in each language
     pairs = load_tatoeba(shipped_path()).pairs[::8]
     cased = load_tatoeba(shipped_path(), cased=True).pairs[::8]
-    recipe = small_data_config()
+    recipe = small_data.study_recipe()
     recipe = replace(recipe, train=replace(recipe.train, max_epochs=1, eval_every=5), beam_size=1)
     with pytest.raises(ValueError, match="give cased_pairs"):
         small_data.run_small_data(pairs, split_seeds=(0,), seeds=(0,), recipe=recipe, variants=(PIECES,))

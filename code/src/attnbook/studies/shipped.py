@@ -582,6 +582,8 @@ class TransformerRun(Record):
         file_bytes: the size of the page's weights file.
         train_seconds, train_steps: its training's wall-clock time and
             optimiser steps.
+        train_cpu_seconds: its training's CPU time, one thread (``None``
+            in a record written before it was kept).
         train_loss, val_loss: ``(step, loss)``: its training loss every
             ``log_every`` steps, and its validation losses.
         held_out: by beam (``"1"``, ``"4"``), the scores of the weights
@@ -606,6 +608,7 @@ class TransformerRun(Record):
     train_loss: tuple[tuple[int, float], ...]
     val_loss: tuple[tuple[int, float], ...]
     held_out: dict[str, dict[str, float]]
+    train_cpu_seconds: float | None = None
 
 
 def write_tatoeba_transformer(
@@ -697,6 +700,7 @@ def write_tatoeba_transformer(
         "held_out_by_beam": held_out,
         "parameters": parameters,
         "train_seconds": experiment.training.seconds,
+        "train_cpu_seconds": experiment.cpu_seconds,
     }
     weights = export_translator(
         experiment.translator,
@@ -719,5 +723,6 @@ def write_tatoeba_transformer(
             (r.step, r.loss) for r in experiment.training.val_history
         ),
         held_out=held_out,
+        train_cpu_seconds=experiment.cpu_seconds,
     )
     return weights, run.save(folder / TransformerRun.PACKAGED)
