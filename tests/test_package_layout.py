@@ -28,7 +28,7 @@ ALLOWED = {
     "nmt": {"core", "layers"},
     "benchmark": {"core", "layers"},
     "checks": {"core", "layers", "nmt", "benchmark"},
-    "studies": {"core", "layers", "nmt", "book"},
+    "studies": {"core", "layers", "nmt", "book", "benchmark"},
     "cli": {"core", "layers", "book", "nmt", "benchmark", "checks", "studies"},
 }
 
