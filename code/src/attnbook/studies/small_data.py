@@ -341,9 +341,15 @@ def step_costs(
     with one_thread():
         turns: dict[str, Callable[[], object]] = {}
         weights = {}
+        # models of the same vocabulary share their data, made once
+        prepared: dict[RealDataConfig, RunData[EnglishSplit]] = {}
         for variant, run in runs.items():
             config = study.run_config(run)
-            data = prepare_real_data(pairs, config.data)
+            if config.data not in prepared:
+                prepared[config.data] = prepare_real_data(
+                    pairs, config.data
+                )
+            data = prepared[config.data]
             translator = new_translator(config, data, "cpu")
             weights[variant] = sum(
                 p.numel() for p in translator.model.parameters()
