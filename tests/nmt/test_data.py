@@ -326,6 +326,22 @@ def test_grouping_by_length_cuts_padding(pairs, vocabs):
     assert padding(True) < 0.3 * padding(False)
 
 
+def test_grouping_by_target_length_cuts_the_target_padding_and_still_covers_every_pair(pairs, vocabs):
+    subset = pairs[:2000]
+
+    def batches(by_target: bool) -> list:
+        return list(
+            iterate_batches(subset, *vocabs, batch_size=64, generator=random.Random(0), by_target=by_target)
+        )
+
+    def target_padding(found) -> int:
+        return sum((~b.tgt_mask).sum().item() for b in found)
+
+    by_source, by_target = batches(False), batches(True)
+    assert sorted(i for b in by_target for i in b.indices) == list(range(2000))
+    assert target_padding(by_target) < 0.3 * target_padding(by_source)
+
+
 def test_empty_batch_is_an_error(vocabs):
     with pytest.raises(ValueError, match="no pairs"):
         make_batch([], *vocabs)

@@ -164,6 +164,11 @@ class TrainConfig:
             many validations (checkpoint averaging, Vaswani et al.,
             2017); it replaces ``keep_best``'s choice, and a run with
             fewer validations averages those it has (0: none).
+        batch_by_target: make each batch of pairs of similar target
+            length (then similar source length) instead of similar source
+            length (:func:`~attnbook.nmt.data.iterate_batches`): most of
+            a step's work is done once per target position, so less of
+            it is spent on padding.
 
     Raises:
         ValueError: a count below 1, a negative learning rate or
@@ -192,6 +197,7 @@ class TrainConfig:
     )
     word_dropout: float = field(default=0.0, metadata={"minimum": 0.0})
     average_last: int = field(default=0, metadata={"minimum": 0})
+    batch_by_target: bool = False
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -495,7 +501,11 @@ def _epochs(
     order = random.Random(config.seed)
     batches = (
         translator.batches(
-            pairs, config.batch_size, shuffle=True, generator=order
+            pairs,
+            config.batch_size,
+            shuffle=True,
+            generator=order,
+            by_target=config.batch_by_target,
         )
         for _ in range(config.max_epochs)
     )

@@ -224,6 +224,7 @@ class Translator:
         *,
         shuffle: bool = False,
         generator: random.Random | None = None,
+        by_target: bool = False,
     ) -> Iterator[Batch]:
         """One epoch of padded batches on the model's device (see
         :func:`~attnbook.nmt.data.iterate_batches`)."""
@@ -234,6 +235,7 @@ class Translator:
             batch_size,
             shuffle=shuffle,
             generator=generator,
+            by_target=by_target,
         ):
             yield batch.to(self.device)
 
