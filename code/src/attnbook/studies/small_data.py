@@ -121,6 +121,11 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "Transformer, d_model 104": lambda c: replace(
         c, model=replace(c.model, d_model=104)
     ),
+    "d_model 104, by French length": lambda c: replace(
+        c,
+        model=replace(c.model, d_model=104),
+        train=replace(c.train, batch_by_target=True),
+    ),
     "GRU, same weights": lambda c: replace(
         c,
         model=ModelConfig(
