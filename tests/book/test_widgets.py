@@ -290,6 +290,13 @@ def test_translator_widget_has_its_roles_and_loads_no_weights_with_the_page():
     assert "attention-widget" not in roots[0]["class"]  # its figures are widgets, the box is not
 
 
+def test_the_translator_box_says_what_the_command_line_says_of_the_case():
+    from attnbook.nmt.text import LOWER_CASED, RECASED
+
+    data = embedded(translator_widget("m.js", size=10, name="t"))
+    assert (data["casing"], data["recased"]) == (LOWER_CASED, RECASED)
+
+
 def test_translator_png_shows_the_example_or_a_note():
     example = TranslationExample(
         ["i", "am", "cold", ".", "<eos>"], ["j'", "ai", "froid", ".", "<eos>"], np.eye(5)

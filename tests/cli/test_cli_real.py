@@ -60,7 +60,10 @@ def test_train_on_a_corpus_file_reports_held_out_scores_as_json(tiny_corpus, tmp
         tiny_corpus.read_text().splitlines()
     )
     assert summary["train_steps"] >= 1 and summary["corpus"] == str(tiny_corpus)
-    assert Translator.load(path, device="cpu").model.config.hidden_dim == 8
+    saved = Translator.load(path, device="cpu")
+    assert saved.model.config.hidden_dim == 8
+    # its French gets back the capitals of the names its training French spells with one
+    assert saved.tokenizer.casing is not None and saved.tokenizer.casing.get("tom") == "Tom"
 
 
 def test_train_corpus_tatoeba_names_the_shipped_file(monkeypatch, capsys):

@@ -294,6 +294,28 @@ def test_an_export_of_an_unknown_kind_gives_a_clear_error(tiny_translator, tmp_p
         read_export(path)
 
 
+def test_a_casing_travels_in_the_export_and_the_page_recases_as_python(
+    node, tiny_translator, toy_splits, tmp_path
+):
+    from dataclasses import replace
+
+    from attnbook.nmt.text import Tokenizer
+
+    plain = tiny_translator(seed=3)
+    casing = {word: word.upper() for word in plain.tgt_vocab.tokens[5:9]}
+    translator = replace(plain, tokenizer=Tokenizer(casing=casing))
+    path = export_translator(translator, tmp_path / "m.js", quantization="float32")
+    copy = read_export(path).to_translator()
+    assert read_export(path).casing == casing and copy.tokenizer.casing == casing
+    assert read_export(export_translator(plain, tmp_path / "plain.js")).casing is None
+    sentences = [" ".join(p.source) for p in toy_splits.test[:12]]
+    out = run_node(node, tmp_path, path, {"sentences": sentences, "texts": [], "french": []})
+    texts = [got["detok"] for got in out["translations"]]
+    assert texts == [copy.translate(s, beam_size=b) for s in sentences for b in (1, 4)]
+    assert all(text[:1] == text[:1].upper() for text in texts)
+    assert any(word in text.split() for text in texts for word in casing.values())
+
+
 def run_transformer_node(node, tmp_path, export_path, sentences: list[str]) -> list[dict]:
     runner = NODE_RUNNER.replace(
         "detok: r.text,",

@@ -23,12 +23,14 @@ from attnbook.nmt import (
     shipped_path,
 )
 from attnbook.nmt.corpus import normalize, tokenize_french
-from attnbook.nmt.text import UNKNOWN_DEFAULT, Tokenizer
+from attnbook.nmt.split import lowered_source, split_by_english
+from attnbook.nmt.text import UNKNOWN_DEFAULT, Tokenizer, learn_casing, restore_case
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 TESTS = Path(__file__).resolve().parents[1]
 CASES = json.loads((TESTS / "data" / "detok_cases.json").read_text(encoding="utf-8"))["cases"]
+RECASE = json.loads((TESTS / "data" / "recase_cases.json").read_text(encoding="utf-8"))["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case["text"])
@@ -60,7 +62,7 @@ def test_the_pages_detokeniser_passes_the_same_table_under_node(node):
         [node, "--test", str(TESTS / "js")], capture_output=True, text=True, timeout=120, check=False
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert f"# pass {len(CASES) + 2}" in result.stdout and "# fail 0" in result.stdout
+    assert f"# pass {len(CASES) + len(RECASE) + 2}" in result.stdout and "# fail 0" in result.stdout
 
 
 def test_the_page_and_python_make_the_same_choice_for_unknown_words(node):
@@ -73,6 +75,57 @@ def test_the_page_and_python_make_the_same_choice_for_unknown_words(node):
         check=True,
     ).stdout
     assert printed == UNKNOWN_DEFAULT == "copy"
+
+
+# --- capitals put back ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", RECASE, ids=lambda case: case["what"])
+def test_restore_case_spells_every_case_of_the_shared_table(case):
+    assert restore_case(case["tokens"], case["casing"]) == case["cased"]
+
+
+def test_the_casing_learnt_from_the_shipped_training_french_holds_names_and_no_common_word():
+    cased = load_tatoeba(shipped_path(), cased=True).pairs
+    train = split_by_english(cased, test_fraction=0.1, val_fraction=0.05, seed=0, key=lowered_source).train
+    casing = learn_casing(p.target for p in train)
+    assert {"tom": "Tom", "mary": "Mary", "paris": "Paris"}.items() <= casing.items()
+    assert not {"je", "le", "la", "est", "il", "tu", "vous"} & casing.keys()
+    assert all(spelling.lower() == word != spelling for word, spelling in casing.items())
+
+
+def test_restoring_case_brings_lower_cased_french_back_to_most_of_its_cased_spelling():
+    """On held-out French: the lower-cased sentences, recased with the training split's table, against
+    the sentences as written."""
+    cased = load_tatoeba(shipped_path(), cased=True).pairs
+    split = split_by_english(cased, test_fraction=0.1, val_fraction=0.05, seed=0, key=lowered_source)
+    casing = learn_casing(p.target for p in split.train)
+    written = [list(p.target) for p in split.test]
+    lowered = [[t.lower() for t in tokens] for tokens in written]
+
+    def share_right(sentences):
+        return sum(s == w for s, w in zip(sentences, written, strict=True)) / len(written)
+
+    recased = [restore_case(tokens, casing) for tokens in lowered]
+    assert share_right(lowered) < 0.05 and share_right(recased) > 0.9
+
+
+def test_a_word_tokeniser_with_a_casing_writes_capitals_and_keeps_them_in_its_checkpoint(tmp_path):
+    tokenizer = Tokenizer(casing={"tom": "Tom"})
+    assert not tokenizer.cased  # it still reads and writes lower-cased words
+    assert tokenizer.text(["tom", "est", "là", "."]) == "Tom est là."
+    assert Tokenizer.from_state(tokenizer.to_state()).casing == {"tom": "Tom"}
+    translator = tiny(Vocab(["tom"]), Vocab(["tom", "dort"]), tokenizer)
+    loaded = Translator.load(translator.save(tmp_path / "cased.pt"), device="cpu")
+    assert loaded.tokenizer.casing == {"tom": "Tom"}
+    # whatever the untrained model writes, the text it shows is its words recased
+    found = loaded.translation("Tom.", unknown="keep")
+    assert found.text == detokenize_french(restore_case(found.target, {"tom": "Tom"}))
+
+
+def test_pieces_take_no_casing(units):
+    with pytest.raises(ValueError, match="pieces keep their case"):
+        Tokenizer(*units, casing={"tom": "Tom"})
 
 
 # --- the tokeniser a translator owns --------------------------------------------------------------------

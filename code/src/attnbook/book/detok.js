@@ -9,7 +9,9 @@
 //   - a straight double quote opens, then closes;
 //   - "!" "?" ":" ";" and the closing guillemet keep the space French typography puts before them, the
 //     opening guillemet the space after it.
-// Case is kept as the tokens have it.
+// Case is kept as the tokens have it. restoreCase (attnbook.nmt.text.restore_case) puts capitals back
+// into a lower-cased model's tokens first: the spellings of the casing table its weights file carries
+// (tom -> Tom), and a capital at the start of each sentence. tests/data/recase_cases.json checks both.
 //
 // The file defines one global, attnbookDetok; under Node (for tests) it exports the same object.
 ((global) => {
@@ -38,7 +40,24 @@
     return text;
   }
 
-  const api = { detokenizeFrench };
+  const SENTENCE_ENDS = new Set([".", "!", "?", "\u2026"]);
+  const hasLetterOrDigit = (token) => /[\p{L}\p{N}]/u.test(token);
+  const startsWithLetter = (token) => /^\p{L}/u.test(token);
+
+  function restoreCase(tokens, casing) {
+    let starting = true;
+    return tokens.map((word) => {
+      let token = Object.hasOwn(casing, word) ? casing[word] : word;
+      if (starting && hasLetterOrDigit(token)) {
+        if (startsWithLetter(token)) token = token.charAt(0).toUpperCase() + token.slice(1);
+        starting = false;
+      }
+      if (SENTENCE_ENDS.has(token)) starting = true;
+      return token;
+    });
+  }
+
+  const api = { detokenizeFrench, restoreCase };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.attnbookDetok = api;
 })(typeof globalThis === "object" ? globalThis : this);

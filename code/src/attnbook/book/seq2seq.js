@@ -39,10 +39,10 @@
   const APOSTROPHES = /[\u2019\u2018\u02bc\u0060]/g;
   const SPACES = /[\s\u00a0\u202f\u2009]+/gu;
   const ENGLISH_TOKEN = new RegExp(WORD + "+(?:'" + WORD + "+)*|[^\\p{L}\\p{N}_\\s]", "gu");
-  // detokenize_french, from detok.js
+  // detokenize_french and restore_case, from detok.js
   const detok =
     typeof module === "object" && module.exports ? require("./detok.js") : global.attnbookDetok;
-  const detokenizeFrench = detok.detokenizeFrench;
+  const { detokenizeFrench, restoreCase } = detok;
   // What the translator does where the model writes <unk>: attnbook.nmt.text.UNKNOWN_DEFAULT.
   const UNKNOWN_DEFAULT = "copy";
 
@@ -423,7 +423,10 @@
         .map((token) => (srcIds.has(token) ? srcIds.get(token) : UNK))
         .concat([EOS]);
       const found = beamSize === 1 ? greedyDecode(model, ids) : beamSearch(model, ids, beamSize);
-      const target = found.ids.map((id) => header.tgt_vocab[id]);
+      // as Vocab.decode: <pad> and <sos> are no words (a trained model does not write them)
+      const target = found.ids
+        .filter((id) => id !== PAD && id !== SOS)
+        .map((id) => header.tgt_vocab[id]);
       const { replaced, replacements } =
         unknown === "keep"
           ? { replaced: target, replacements: [] }
@@ -437,7 +440,7 @@
         target,
         replaced,
         replacements,
-        text: detokenizeFrench(replaced),
+        text: detokenizeFrench(header.casing ? restoreCase(replaced, header.casing) : replaced),
         weights: found.weights,
         heads: found.heads,
         finished: found.finished,

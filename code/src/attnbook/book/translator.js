@@ -365,7 +365,8 @@
       } else {
         draw(result);
         const search = Number(beam.value) === 1 ? "greedy search" : "beam search, 4 beams";
-        setStatus(data.ready + " (" + search + "; " + data.casing + ")", "done");
+        const casing = entry.translator.header.casing ? data.recased : data.casing;
+        setStatus(data.ready + " (" + search + "; " + casing + ")", "done");
       }
       root.dataset.ms = (performance.now() - started).toFixed(1);
       root.dataset.done = String(Number(root.dataset.done || 0) + 1);

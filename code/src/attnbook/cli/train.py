@@ -53,6 +53,7 @@ from attnbook.cli.inputs import read_corpus
 from attnbook.cli.options import SubCommands, add_run_options, positive_int
 from attnbook.nmt.corpus import shipped_path
 from attnbook.nmt.evaluation import EvalResult
+from attnbook.nmt.text import Tokenizer
 from attnbook.studies.experiment import (
     ExperimentConfig,
     attention_name,
@@ -64,6 +65,7 @@ from attnbook.studies.realdata import (
     RealConfig,
     real_defaults,
     run_real_experiment,
+    training_casing,
 )
 from attnbook.studies.recorded import record_run
 
@@ -343,7 +345,14 @@ def _train_on_pairs(args: argparse.Namespace) -> int:
     summary = experiment.to_dict()
     summary["corpus"] = args.corpus or str(path)
     if args.save:
-        experiment.translator.save(args.save)
+        # the checkpoint writes French with the capitals its training
+        # pairs give names and each sentence's first word
+        casing = training_casing(
+            read_corpus(path, cased=True).pairs, config.data
+        )
+        replace(
+            experiment.translator, tokenizer=Tokenizer(casing=casing)
+        ).save(args.save)
     if args.record:
         record_run(experiment, command_line(args)).save(args.record)
     search = (

@@ -48,6 +48,7 @@ from attnbook.nmt.data import UNK, SentencePair
 from attnbook.nmt.text import (
     UNKNOWN_CHOICES,
     UNKNOWN_DEFAULT,
+    casing_note,
     check_unknown,
     replace_unknown,
 )
@@ -488,10 +489,7 @@ def _translate_sentence(
             file=out,
         )
     if not translator.tokenizer.cased:
-        print(
-            "note: this model reads and writes lower-cased words",
-            file=out,
-        )
+        print(f"note: {casing_note(translator.tokenizer)}", file=out)
     longest = _trained_longest(args)
     if longest is not None and len(tokens) > longest:
         print(

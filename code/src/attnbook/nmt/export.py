@@ -6,7 +6,8 @@ one script file holding its weights and vocabularies.
 chapter 9's Transformer) as a JavaScript file of one statement,
 ``attnbookTranslatorWeights(header, data);``:
 ``header`` is JSON (the format, the model's kind and configuration, both
-vocabularies and where each tensor lies in ``data``) and ``data`` is the
+vocabularies, the French casing where the translator has one, and where
+each tensor lies in ``data``) and ``data`` is the
 weights as base64 bytes. The page runs a ``"seq2seq"`` export with
 ``seq2seq.js`` and a ``"transformer"`` one with ``transformer.js``.
 A web page loads it with a ``<script>`` element
@@ -56,6 +57,7 @@ import torch
 from attnbook.core.records import package_path
 from attnbook.nmt.data import Vocab
 from attnbook.nmt.seq2seq import Seq2Seq
+from attnbook.nmt.text import Tokenizer
 from attnbook.nmt.transformer import Transformer
 from attnbook.nmt.translator import MODEL_KINDS, Translator
 
@@ -114,6 +116,9 @@ class TranslatorExport:
         size: the file's size in bytes.
         info: what the exporter was told about the model (its training,
             its scores), as given.
+        casing: how the training French spells its names and acronyms
+            (:attr:`~attnbook.nmt.text.Tokenizer.casing`), or ``None``
+            where the file has none: the translation stays lower-cased.
     """
 
     name: str
@@ -125,6 +130,7 @@ class TranslatorExport:
     size: int
     info: dict[str, Any]
     kind: str = Seq2Seq.kind
+    casing: dict[str, str] | None = None
 
     def to_translator(
         self, device: torch.device | str = "cpu"
@@ -136,7 +142,10 @@ class TranslatorExport:
         model.load_state_dict(self.state_dict)
         model.to(device).eval()
         return Translator(
-            model, Vocab(self.src_vocab), Vocab(self.tgt_vocab)
+            model,
+            Vocab(self.src_vocab),
+            Vocab(self.tgt_vocab),
+            Tokenizer(casing=self.casing),
         )
 
 
@@ -258,6 +267,8 @@ def export_translator(
         "tensors": tensors,
         "info": info or {},
     }
+    if translator.tokenizer.casing is not None:
+        header["casing"] = dict(translator.tokenizer.casing)
     data = base64.b64encode(b"".join(chunks)).decode("ascii")
     text = (
         "// The weights and vocabularies of the attnbook translator "
@@ -360,6 +371,7 @@ def read_export(path: str | Path) -> TranslatorExport:
         size=len(raw),
         info=header.get("info", {}),
         kind=kind,
+        casing=header.get("casing"),
     )
 
 

@@ -24,7 +24,8 @@ of :mod:`attnbook.book`), and one table of cases checks both.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,89 @@ def detokenize_french(tokens: Sequence[str]) -> str:
             quote_open = not quote_open
         pieces.append(token if glued else " " + token)
     return "".join(pieces)
+
+
+# -------------------------------------------------------------------------
+# Capitals put back into lower-cased French
+
+_SENTENCE_ENDS = frozenset({".", "!", "?", "…"})
+"""Tokens after which a new sentence starts."""
+
+
+def learn_casing(sentences: Iterable[Sequence[str]]) -> dict[str, str]:
+    """How a corpus spells its words inside a sentence: for each word
+    whose most frequent spelling past a sentence's first token is not
+    all lower case, that spelling (``tom -> Tom``, ``dvd -> DVD``).
+
+    The first token is left out because a sentence's first word has a
+    capital whatever it is; a tie between spellings goes to the lower
+    case. Learnt on the training sentences only, the table holds the names
+    and acronyms the model can write.
+
+    Args:
+        sentences: the cased French sentences, as tokens.
+
+    >>> learn_casing([["Tom", "dort", "."], ["Je", "vois", "Tom", "."]])
+    {'tom': 'Tom'}
+    """
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for tokens in sentences:
+        for token in tokens[1:]:
+            counts[token.lower()][token] += 1
+    table = {}
+    for word, spellings in counts.items():
+        best = max(
+            spellings.items(), key=lambda kv: (kv[1], kv[0] == word)
+        )[0]
+        if best != word:
+            table[word] = best
+    return table
+
+
+def restore_case(
+    tokens: Sequence[str], casing: Mapping[str, str]
+) -> list[str]:
+    """Lower-cased French tokens spelt as a reader expects: each word the
+    ``casing`` table holds (:func:`learn_casing`) spelt as it says, and
+    the first word of each sentence with a capital (a sentence that
+    starts with a number keeps it; punctuation before the word, such as
+    an opening guillemet, is passed over).
+
+    >>> restore_case(["j'", "ai", "vu", "tom", "."], {"tom": "Tom"})
+    ["J'", 'ai', 'vu', 'Tom', '.']
+    >>> restore_case(["ça", "va", "?", "oui", "."], {})
+    ['Ça', 'va', '?', 'Oui', '.']
+    """
+    cased, starting = [], True
+    for token in tokens:
+        token = casing.get(token, token)
+        if starting and any(c.isalnum() for c in token):
+            if token[:1].isalpha():
+                token = token[:1].upper() + token[1:]
+            starting = False
+        if token in _SENTENCE_ENDS:
+            starting = True
+        cased.append(token)
+    return cased
+
+
+LOWER_CASED = "the model reads and writes lower-cased words"
+"""What the command line and the page say of a model over lower-cased
+words."""
+
+RECASED = (
+    f"{LOWER_CASED}; capitals are put back after it, on each sentence's "
+    "first word and on the names its training French spells with one"
+)
+"""The same, for a model whose tokeniser has a casing."""
+
+
+def casing_note(tokenizer: Tokenizer) -> str | None:
+    """What a reader is told of the case of a translator's French: ``None``
+    for pieces, which keep the case they read."""
+    if tokenizer.cased:
+        return None
+    return LOWER_CASED if tokenizer.casing is None else RECASED
 
 
 # -------------------------------------------------------------------------
@@ -233,19 +317,30 @@ class Tokenizer:
     Attributes:
         source_units, target_units: the English and French pieces, or
             ``None`` for whole words.
+        casing: for lower-cased words, how the training French spells
+            its names and acronyms (:func:`learn_casing`): :meth:`text`
+            puts their capitals back, and each sentence's first
+            (:func:`restore_case`); ``None`` leaves the text lower-cased.
 
     Raises:
-        ValueError: one of the two units is given without the other.
+        ValueError: one of the two units is given without the other, or
+            a casing is given for pieces, which keep their case.
     """
 
     source_units: Subwords | None = None
     target_units: Subwords | None = None
+    casing: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if (self.source_units is None) != (self.target_units is None):
             raise ValueError(
                 "give both source_units and target_units (pieces) or "
                 "neither (whole words)"
+            )
+        if self.casing is not None and self.pieces:
+            raise ValueError(
+                "pieces keep their case: a casing is for lower-cased "
+                "words only"
             )
 
     @property
@@ -290,15 +385,23 @@ class Tokenizer:
 
         >>> Tokenizer().text(["sais", "-", "tu", "lire", "?"])
         'sais-tu lire ?'
+        >>> Tokenizer(casing={"tom": "Tom"}).text(["tom", "lit", "."])
+        'Tom lit.'
         """
-        return detokenize_french(self.target_words(tokens))
+        words = self.target_words(tokens)
+        if self.casing is not None:
+            words = restore_case(words, self.casing)
+        return detokenize_french(words)
 
     def to_state(self) -> dict[str, Any]:
         """The tokeniser as a checkpoint entry: the kind, and the two
         SentencePiece models' bytes as ``uint8`` tensors (which
-        ``torch.load(weights_only=True)`` reads)."""
+        ``torch.load(weights_only=True)`` reads), or the words' casing
+        where there is one."""
         if self.source_units is None or self.target_units is None:
-            return {"kind": "words"}
+            if self.casing is None:
+                return {"kind": "words"}
+            return {"kind": "words", "casing": dict(self.casing)}
         return {
             "kind": "pieces",
             "source_units": _bytes_tensor(self.source_units.model),
@@ -314,7 +417,8 @@ class Tokenizer:
             ValueError: the entry names another kind.
         """
         if state is None or state.get("kind") == "words":
-            return cls()
+            casing = (state or {}).get("casing")
+            return cls(casing=None if casing is None else dict(casing))
         if state.get("kind") != "pieces":
             raise ValueError(
                 f"the tokeniser is of kind {state.get('kind')!r}; this "

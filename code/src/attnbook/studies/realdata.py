@@ -38,7 +38,12 @@ from attnbook.core.runtime import get_device
 from attnbook.nmt.data import SentencePair
 from attnbook.nmt.heldout import RealEvaluation, evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
-from attnbook.nmt.split import EnglishSplit, split_by_english
+from attnbook.nmt.split import (
+    EnglishSplit,
+    lowered_source,
+    split_by_english,
+)
+from attnbook.nmt.text import learn_casing
 from attnbook.nmt.training import TrainConfig, TrainResult
 from attnbook.nmt.transformer import TransformerSizes
 from attnbook.nmt.translator import MODEL_SPECS, ModelSpec, Translator
@@ -105,6 +110,35 @@ def prepare_real_data(
     )
     longest = max(data.max_src_len, *(len(p.source) for p in pairs))
     return words_data(split, min_count=data.min_count, max_src_len=longest)
+
+
+def training_casing(
+    cased_pairs: Sequence[SentencePair], data: RealDataConfig
+) -> dict[str, str]:
+    """How the French of a run's training pairs spells its names and
+    acronyms (:func:`~attnbook.nmt.text.learn_casing`), for a translator
+    over lower-cased words to put their capitals back.
+
+    ``cased_pairs`` is the run's corpus as written (``load_tatoeba(path,
+    cased=True)``); it is split where the run splits the lower-cased
+    corpus (by the lower-cased English), so the table is learnt on the
+    run's training pairs alone.
+
+    >>> pairs = [
+    ...     SentencePair(("See", "Tom", f"{k}"), ("Vois", "Tom", f"{k}"))
+    ...     for k in range(20)
+    ... ]
+    >>> training_casing(pairs, RealDataConfig())
+    {'tom': 'Tom'}
+    """
+    split = split_by_english(
+        cased_pairs,
+        test_fraction=data.test_fraction,
+        val_fraction=data.val_fraction,
+        seed=data.split_seed,
+        key=lowered_source,
+    )
+    return learn_casing(pair.target for pair in split.train)
 
 
 def _real_training() -> TrainConfig:

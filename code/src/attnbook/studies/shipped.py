@@ -78,6 +78,7 @@ from attnbook.nmt.export import (
 )
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.split import EnglishSplit, split_by_english
+from attnbook.nmt.text import Tokenizer
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -90,6 +91,7 @@ from attnbook.studies.realdata import (
     RealConfig,
     run_real_experiment,
     small_data_config,
+    training_casing,
 )
 from attnbook.studies.recipe import (
     RecordedStart,
@@ -616,6 +618,7 @@ def write_tatoeba_transformer(
     config: RealConfig | None = None,
     pairs: Sequence[SentencePair] | None = None,
     *,
+    cased_pairs: Sequence[SentencePair] | None = None,
     progress: bool = False,
 ) -> tuple[Path, Path]:
     """Train chapter 9's Transformer on real pairs and write the shipped
@@ -632,9 +635,16 @@ def write_tatoeba_transformer(
     the model's number of weights and its training's seconds, so that a
     page needs only the weights file.
 
+    The weights file also carries the casing of the training French
+    (:func:`~attnbook.studies.realdata.training_casing`), so that page and
+    command line put the capitals back into what the model writes.
+
     Args:
         config: the run (default: :func:`transformer_config`).
         pairs: the corpus (default: the shipped pairs).
+        cased_pairs: the same corpus as written, which the casing is
+            learnt from (default: the shipped pairs as written, when
+            ``pairs`` is left out too; else no casing).
 
     Returns:
         The two paths written.
@@ -642,6 +652,8 @@ def write_tatoeba_transformer(
     config = config or transformer_config()
     if pairs is None:
         pairs = load_tatoeba(shipped_path()).pairs
+        if cased_pairs is None:
+            cased_pairs = load_tatoeba(shipped_path(), cased=True).pairs
     folder = Path(folder)
     with one_thread():
         experiment = run_real_experiment(
@@ -658,8 +670,16 @@ def write_tatoeba_transformer(
             "train": asdict(config.train),
             "beam_size": config.beam_size,
         }
+        translator = experiment.translator
+        if cased_pairs is not None:
+            translator = replace(
+                translator,
+                tokenizer=Tokenizer(
+                    casing=training_casing(cased_pairs, config.data)
+                ),
+            )
         weights = export_translator(
-            experiment.translator,
+            translator,
             folder / SHIPPED_TRANSFORMER,
             name=TRANSFORMER_NAME,
             info=info,

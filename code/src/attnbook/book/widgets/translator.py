@@ -150,7 +150,12 @@ def translator_widget(
         f"({megabytes} MB) loads when you "
         "first click or tab into the box.",
         "ready": "Type an English sentence and press Enter.",
+        # what attnbook.nmt.text says of the case (LOWER_CASED, RECASED);
+        # the weights file says which: a casing table in its header
         "casing": "the model reads and writes lower-cased words",
+        "recased": "the model reads and writes lower-cased words; "
+        "capitals are put back after it, on each sentence's first word "
+        "and on the names its training French spells with one",
         "grammar": dict(grammar) if grammar is not None else None,
         "refuseUnknown": grammar is not None,
         "transformer": (
