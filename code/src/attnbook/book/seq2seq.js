@@ -97,15 +97,30 @@
 
   // --- linear algebra -------------------------------------------------------------------------------
 
-  // weight @ x (+ bias): weight is (out, in), x has `in` entries starting at xOffset.
+  // weight @ x (+ bias): weight is (out, in), x has `in` entries starting at xOffset. Most of a
+  // translation's time is spent here, so each row's dot product keeps four running sums, which lets the
+  // engine overlap the multiplications (the sums are added in another order than one running sum would
+  // be: the same number to about 1e-16).
   function linear(weight, x, bias, xOffset = 0) {
     const out = new Float64Array(weight.rows);
     const w = weight.data;
+    const cols = weight.cols;
+    const fours = cols - (cols % 4);
     for (let row = 0; row < weight.rows; row++) {
-      let sum = bias ? bias[row] : 0;
-      const base = row * weight.cols;
-      for (let col = 0; col < weight.cols; col++) sum += w[base + col] * x[xOffset + col];
-      out[row] = sum;
+      const base = row * cols;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let col = 0;
+      for (; col < fours; col += 4) {
+        s0 += w[base + col] * x[xOffset + col];
+        s1 += w[base + col + 1] * x[xOffset + col + 1];
+        s2 += w[base + col + 2] * x[xOffset + col + 2];
+        s3 += w[base + col + 3] * x[xOffset + col + 3];
+      }
+      for (; col < cols; col++) s0 += w[base + col] * x[xOffset + col];
+      out[row] = (bias ? bias[row] : 0) + (s0 + s1 + (s2 + s3));
     }
     return out;
   }
