@@ -73,6 +73,10 @@ def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out_or_adde
         assert study.run_config(run).data == replace(recipe.data, min_count=count, split_seed=1)
     (run,) = study.of("Transformer, d_model 104", 0)
     assert study.run_config(run).model == replace(recipe.model, d_model=104)
+    (run,) = study.of(small_data.BY_FRENCH, 1)
+    by_french = study.run_config(run)
+    assert by_french.model == replace(recipe.model, d_model=104)
+    assert by_french.train == replace(recipe.train, batch_by_target=True)
     (run,) = study.of("GRU, same weights", 0)
     gru = study.run_config(run)
     assert isinstance(gru.model, ModelConfig) and gru.model.dropout == recipe.model.dropout
@@ -180,6 +184,29 @@ def test_the_models_of_the_same_size_get_their_scores_on_each_split_and_one_verd
     )
     assert f"the GRU {gru:.1f} ± 0.0 and " in sentence
     assert sentence.endswith((" on every split.", " on any split.", " on split 1."))
+
+
+def test_the_two_batchings_get_their_scores_on_each_split_and_one_verdict(study):
+    sentence = small_data.batching_finding(study)
+    by_french, by_english = (
+        statistics.mean(r.bleu for r in study.of(v, 0))
+        for v in (small_data.BY_FRENCH, small_data.SAME_SIZE[0])
+    )
+    assert sentence.startswith(
+        f"Batched by French length, the widened Transformer scores {by_french:.1f} ± 0.0 and "
+    )
+    assert f"against {by_english:.1f} ± 0.0 and " in sentence
+    assert sentence.endswith((" on every split.", " on any split.", " on split 1."))
+
+
+def test_batches_by_french_length_pad_the_french_less(study, pairs):
+    from attnbook.studies.realdata import prepare_real_data
+
+    by_french = study.run_config(study.of(small_data.BY_FRENCH, 0)[0])
+    by_english = replace(by_french, train=replace(by_french.train, batch_by_target=False))
+    data = prepare_real_data(pairs, by_french.data)
+    padding = [small_data.french_padding(data, config) for config in (by_english, by_french)]
+    assert 1 <= padding[1] < padding[0]
 
 
 def test_a_higher_minimum_count_keeps_fewer_words_in_each_language(study, pairs):

@@ -60,7 +60,7 @@ from attnbook.core.records import (
 from attnbook.core.runtime import one_thread
 from attnbook.nmt.corpus import load_tatoeba, shipped_path
 from attnbook.nmt.coverage import repeated_words
-from attnbook.nmt.data import SPECIALS, SentencePair
+from attnbook.nmt.data import SPECIALS, SentencePair, iterate_batches
 from attnbook.nmt.heldout import evaluate_real
 from attnbook.nmt.seq2seq import ModelConfig
 from attnbook.nmt.split import (
@@ -146,7 +146,10 @@ are, on lower-cased text); and two models of the same size, about 1.2
 million weights, with the recipe's training: the Transformer widened to
 ``d_model`` 104 and chapter 8's GRU encoder-decoder with Bahdanau's
 attention at embeddings and states of 64, where their weights on the
-shipped pairs come within 1% of each other."""
+shipped pairs come within 1% of each other; and the widened Transformer
+with its batches made of pairs of similar French length rather than
+similar English length (``TrainConfig.batch_by_target``), which leaves
+less of each step's work to padding."""
 
 
 def study_recipe() -> RealConfig:
@@ -270,6 +273,9 @@ def variant_config(
 SAME_SIZE = ("Transformer, d_model 104", "GRU, same weights")
 """The two models of about the same number of weights, trained alike."""
 
+BY_FRENCH = "d_model 104, by French length"
+"""The widened Transformer with its batches made by French length."""
+
 
 VOCABULARIES = ("min count 1", "recipe", "min count 3")
 """The variants that differ only in the words they keep, from the most."""
@@ -291,6 +297,24 @@ def vocabulary_sizes(
             len(data.tgt_vocab) - len(SPECIALS),
         )
     return sizes
+
+
+def french_padding(
+    data: RunData[EnglishSplit], config: RealConfig
+) -> float:
+    """The French positions of one epoch's training batches, as
+    ``config.train`` makes them (by English or by French length), over
+    the French tokens they hold (``<eos>`` included): 1 is no padding.
+    """
+    batches = iterate_batches(
+        data.train,
+        data.src_vocab,
+        data.tgt_vocab,
+        config.train.batch_size,
+        by_target=config.train.batch_by_target,
+    )
+    sizes = [(b.tgt_mask.numel(), int(b.tgt_mask.sum())) for b in batches]
+    return sum(n for n, _ in sizes) / sum(real for _, real in sizes)
 
 
 @dataclass(frozen=True)
@@ -705,6 +729,8 @@ CHANGED = {
     "1,000 pieces": "Reading and writing 1,000 subword pieces for each "
     "language instead of words",
     "Transformer, d_model 104": "Widening the Transformer to d_model 104",
+    BY_FRENCH: "Widening the Transformer to d_model 104 and batching its "
+    "pairs by French length",
     "GRU, same weights": "Putting the GRU encoder-decoder of the same "
     "size in the Transformer's place",
 }
@@ -752,49 +778,90 @@ def _lead(study: SmallDataStudy, variant: str, split: int) -> float:
     return recipe - mean_sd([r.bleu for r in study.of(variant, split)])[0]
 
 
+def _bleu_by_split(study: SmallDataStudy, variant: str) -> list[str]:
+    """``variant``'s BLEU on each split, mean ± sd over the seeds."""
+    return [
+        "{:.1f} ± {:.1f}".format(
+            *mean_sd([r.bleu for r in study.of(variant, split)])
+        )
+        for split in sorted({run.split_seed for run in study.runs})
+    ]
+
+
+def _verdict_between(
+    study: SmallDataStudy, first: str, second: str, says: dict[str, str]
+) -> str:
+    """Where ``first`` stands against ``second`` on each split, by
+    :func:`~attnbook.core.records.seed_verdict` over the paired seeds, as
+    ``says`` words each verdict: one phrase for every split, or one per
+    split."""
+    splits = sorted({run.split_seed for run in study.runs})
+    found = {
+        split: seed_verdict(
+            [r.bleu for r in study.of(first, split)],
+            [r.bleu for r in study.of(second, split)],
+        )
+        for split in splits
+    }
+    if len(set(found.values())) == 1:
+        verdict = found[splits[0]]
+        where = "on any split" if verdict == "tie" else "on every split"
+        return f"{says[verdict]} {where}"
+    return ", and ".join(
+        f"{says[found[split]]} on split {split}" for split in splits
+    )
+
+
 def same_size_finding(study: SmallDataStudy) -> str:
     """One sentence: the BLEU of the two models of :data:`SAME_SIZE` on
     each split, mean ± standard deviation over the seeds, and which is
     ahead by :func:`~attnbook.core.records.seed_verdict` (paired seeds:
     the same seeds, splits and batch orders)."""
     transformer, gru = SAME_SIZE
-    splits = sorted({run.split_seed for run in study.runs})
-
-    def scores(variant: str) -> list[str]:
-        return [
-            "{:.1f} ± {:.1f}".format(
-                *mean_sd([r.bleu for r in study.of(variant, s)])
-            )
-            for s in splits
-        ]
-
-    found = {
-        s: seed_verdict(
-            [r.bleu for r in study.of(transformer, s)],
-            [r.bleu for r in study.of(gru, s)],
-        )
-        for s in splits
-    }
-    says = {
-        "ahead": "the Transformer is ahead",
-        "behind": "the GRU is ahead",
-        "tie": "the seeds cannot tell the two apart",
-    }
-    if len(set(found.values())) == 1:
-        verdict = says[found[splits[0]]] + (
-            " on any split"
-            if found[splits[0]] == "tie"
-            else " on every split"
-        )
-    else:
-        verdict = ", and ".join(
-            f"{says[found[s]]} on split {s}" for s in splits
-        )
+    verdict = _verdict_between(
+        study,
+        transformer,
+        gru,
+        {
+            "ahead": "the Transformer is ahead",
+            "behind": "the GRU is ahead",
+            "tie": "the seeds cannot tell the two apart",
+        },
+    )
     on_splits = " and ".join(
-        f"{score} on split {s}"
-        for score, s in zip(scores(transformer), splits, strict=True)
+        f"{score} on split {split}"
+        for score, split in zip(
+            _bleu_by_split(study, transformer),
+            sorted({run.split_seed for run in study.runs}),
+            strict=True,
+        )
     )
     return (
         f"the Transformer scores a held-out BLEU of {on_splits}, the GRU "
-        f"{' and '.join(scores(gru))}: {verdict}."
+        f"{' and '.join(_bleu_by_split(study, gru))}: {verdict}."
+    )
+
+
+def batching_finding(study: SmallDataStudy) -> str:
+    """One sentence: the widened Transformer's BLEU with its batches made
+    by French length (:data:`BY_FRENCH`) and by English length, on each
+    split, and which is ahead (paired seeds: the same seeds and splits,
+    the batch orders drawn from them)."""
+    wide = SAME_SIZE[0]
+    verdict = _verdict_between(
+        study,
+        BY_FRENCH,
+        wide,
+        {
+            "ahead": "batching by French length gains BLEU",
+            "behind": "batching by French length costs BLEU",
+            "tie": "the seeds cannot tell the two batchings apart",
+        },
+    )
+    return (
+        "Batched by French length, the widened Transformer scores "
+        f"{' and '.join(_bleu_by_split(study, BY_FRENCH))} on the two "
+        "splits, against "
+        f"{' and '.join(_bleu_by_split(study, wide))} batched by English "
+        f"length: {verdict}."
     )
