@@ -118,7 +118,8 @@ def test_a_sentence_longer_than_any_the_model_was_trained_on_gets_a_note(tmp_pat
     assert main(["translate", "--device", "cpu", long_sentence]) == 0
     out = capsys.readouterr().out
     assert f"the longest English sentence the model was trained on has {longest}" in out
-    assert "reads and writes lower-cased words" in out
+    # the shipped Transformer's file carries the casing of its training French
+    assert "reads and writes lower-cased words; capitals are put back" in out
     assert main(["translate", "--device", "cpu", "Go."]) == 0
     assert "trained on has" not in capsys.readouterr().out
     path = tmp_path / "lines.txt"
@@ -254,6 +255,9 @@ def test_model_transformer_translates_with_the_shipped_transformer_and_no_checkp
         record = json.loads(capsys.readouterr().out)
         assert record["translation"] == translator.translate(sentence, beam_size=4)
         assert record["tokens"] != [] and "<unk>" not in record["tokens"]
+        # the model writes lower case; the text has its capitals back
+        assert record["translation"][0].isupper() and record["tokens"][0][0].islower()
+    assert record["translation"].startswith("Tom ")
     assert main(["translate", "--device", "cpu", "--model", "seq2seq", "I am cold."]) == 0
     assert capsys.readouterr().out.splitlines()[0] == shipped_export().to_translator().translate(
         "I am cold.", beam_size=4

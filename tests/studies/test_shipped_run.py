@@ -70,3 +70,43 @@ def test_write_tatoeba_translator_writes_the_pages_weights_and_the_runs_record(t
     # a model of another size than the shipped one has no weight to compare
     assert record.reproduces_shipped_file == {"max_weight_difference": None}
     assert exported.info["held_out"]["bleu"] >= 0
+
+
+def test_write_tatoeba_transformer_carries_the_training_frenchs_casing_and_scores_it(tmp_path):
+    from dataclasses import replace
+
+    from attnbook.nmt.corpus import load_tatoeba, shipped_path
+    from attnbook.nmt.export import read_export
+    from attnbook.nmt.transformer import TransformerSizes
+    from attnbook.studies import RealConfig
+    from attnbook.studies.shipped import TransformerRun, write_tatoeba_transformer
+
+    tiny = replace(
+        RealConfig(),
+        model=TransformerSizes(d_model=16, num_heads=2, num_layers=1, ff_dim=32),
+        train=replace(RealConfig().train, max_epochs=1, eval_every=2, log_every=1),
+    )
+    lower = load_tatoeba(shipped_path()).pairs[:600]
+    cased = load_tatoeba(shipped_path(), cased=True).pairs[:600]
+    weights, run = write_tatoeba_transformer(tmp_path, tiny, lower, cased_pairs=cased)
+    exported = read_export(weights)
+    assert exported.casing and all(
+        word.lower() == word != spelling for word, spelling in exported.casing.items()
+    )
+    assert exported.to_translator().tokenizer.casing == exported.casing
+    for scores in TransformerRun.load(run).held_out.values():
+        # against the French as written: the capitals put back can only help an untrained model's first words
+        assert 0 <= scores["bleu_cased_lower"] <= scores["bleu_cased"] <= 100
+    # without the corpus as written, no casing
+    plain, _ = write_tatoeba_transformer(tmp_path / "plain", tiny, lower)
+    assert read_export(plain).casing is None
+
+
+def test_the_shipped_transformer_writes_capitals_back_and_scores_higher_with_case_counting():
+    from attnbook.nmt.export import SHIPPED_TRANSFORMER, shipped_export
+
+    shipped = shipped_export(SHIPPED_TRANSFORMER)
+    assert {"tom": "Tom", "mary": "Mary"}.items() <= shipped.casing.items()
+    for scores in shipped.info["held_out_by_beam"].values():
+        assert scores["bleu_cased"] > scores["bleu_cased_lower"] + 10
+        assert abs(scores["bleu_cased"] - scores["bleu_unk_replaced"]) < 2

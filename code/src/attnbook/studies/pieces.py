@@ -32,13 +32,12 @@ from attnbook.nmt.metrics import score_texts, scored_text
 from attnbook.nmt.split import (
     EnglishSplit,
     lowered_source,
-    split_by_english,
 )
 from attnbook.nmt.subwords import SUBWORD_UNK, Subwords, learn_subwords
 from attnbook.nmt.text import detokenize_french
 from attnbook.nmt.training import TrainResult
 from attnbook.nmt.translator import Translator
-from attnbook.studies.realdata import RealConfig
+from attnbook.studies.realdata import RealConfig, cased_split
 from attnbook.studies.recipe import RunData, run_once
 
 
@@ -348,13 +347,7 @@ def prepare_pieces(
         ValueError: ``units`` are not of ``config.data.subwords`` pieces.
     """
     data = config.data
-    split = split_by_english(
-        pairs,
-        test_fraction=data.test_fraction,
-        val_fraction=data.val_fraction,
-        seed=data.split_seed,
-        key=lowered_source,
-    )
+    split = cased_split(pairs, data)
     if units is None:
         source_units = learn_subwords(
             (p.source for p in split.train), data.subwords

@@ -131,14 +131,24 @@ def training_casing(
     >>> training_casing(pairs, RealDataConfig())
     {'tom': 'Tom'}
     """
-    split = split_by_english(
+    return learn_casing(
+        pair.target for pair in cased_split(cased_pairs, data).train
+    )
+
+
+def cased_split(
+    cased_pairs: Sequence[SentencePair], data: RealDataConfig
+) -> EnglishSplit:
+    """A corpus as written (``load_tatoeba(path, cased=True)``) split
+    where a run with ``data`` splits it lower-cased: by the lower-cased
+    English, so each part holds the same pairs."""
+    return split_by_english(
         cased_pairs,
         test_fraction=data.test_fraction,
         val_fraction=data.val_fraction,
         seed=data.split_seed,
         key=lowered_source,
     )
-    return learn_casing(pair.target for pair in split.train)
 
 
 def _real_training() -> TrainConfig:

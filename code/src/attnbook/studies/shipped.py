@@ -76,9 +76,15 @@ from attnbook.nmt.export import (
     read_export,
     shipped_export,
 )
-from attnbook.nmt.heldout import evaluate_real
-from attnbook.nmt.split import EnglishSplit, split_by_english
-from attnbook.nmt.text import Tokenizer
+from attnbook.nmt.heldout import RealEvaluation, evaluate_real
+from attnbook.nmt.metrics import score_texts, scored_text
+from attnbook.nmt.split import (
+    EnglishSplit,
+    group_references,
+    lowered_source,
+    split_by_english,
+)
+from attnbook.nmt.text import Tokenizer, detokenize_french
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -89,6 +95,7 @@ from attnbook.nmt.translator import Translator
 from attnbook.studies.experiment import ExperimentConfig
 from attnbook.studies.realdata import (
     RealConfig,
+    cased_split,
     run_real_experiment,
     small_data_config,
     training_casing,
@@ -613,6 +620,55 @@ class TransformerRun(Record):
     train_cpu_seconds: float | None = None
 
 
+def cased_scores(
+    evaluation: RealEvaluation,
+    cased_test: Sequence[SentencePair],
+    tokenizer: Tokenizer,
+) -> dict[str, float]:
+    """BLEU and chrF that tell upper from lower case, of a lower-cased
+    model's held-out translations (after unknown-word replacement) as it
+    writes them (``*_cased_lower``) and as ``tokenizer`` shows them, its
+    capitals put back (``*_cased``), against the held-out French as
+    written.
+
+    Args:
+        evaluation: :func:`~attnbook.nmt.heldout.evaluate_real` on the
+            lower-cased held-out pairs.
+        cased_test: the same held-out pairs as written
+            (:func:`~attnbook.studies.realdata.cased_split`).
+        tokenizer: the translator's, with its casing.
+
+    Raises:
+        ValueError: ``cased_test`` holds other English sentences than
+            ``evaluation``.
+    """
+    sources, references = group_references(cased_test, key=lowered_source)
+    if [lowered_source(SentencePair(s, ())) for s in sources] != [
+        tuple(s) for s in evaluation.sources
+    ]:
+        raise ValueError(
+            "cased_test must hold the evaluation's held-out English "
+            "sentences, in its order"
+        )
+    as_written = [
+        [detokenize_french(reference) for reference in group]
+        for group in references
+    ]
+    lower = score_texts(
+        [scored_text(words) for words in evaluation.replaced], as_written
+    )
+    recased = score_texts(
+        [tokenizer.text(words) for words in evaluation.replaced],
+        as_written,
+    )
+    return {
+        "bleu_cased_lower": lower["bleu"],
+        "chrf_cased_lower": lower["chrf"],
+        "bleu_cased": recased["bleu"],
+        "chrf_cased": recased["chrf"],
+    }
+
+
 def write_tatoeba_transformer(
     folder: str | Path,
     config: RealConfig | None = None,
@@ -670,7 +726,7 @@ def write_tatoeba_transformer(
             "train": asdict(config.train),
             "beam_size": config.beam_size,
         }
-        translator = experiment.translator
+        translator, cased_test = experiment.translator, None
         if cased_pairs is not None:
             translator = replace(
                 translator,
@@ -678,6 +734,7 @@ def write_tatoeba_transformer(
                     casing=training_casing(cased_pairs, config.data)
                 ),
             )
+            cased_test = cased_split(cased_pairs, config.data).test
         weights = export_translator(
             translator,
             folder / SHIPPED_TRANSFORMER,
@@ -710,6 +767,10 @@ def write_tatoeba_transformer(
                     1 for count in evaluation.unattended() if count
                 ),
             }
+            if cased_test is not None:
+                held_out[str(beam)] |= cased_scores(
+                    evaluation, cased_test, page.tokenizer
+                )
     parameters = sum(
         p.numel() for p in experiment.translator.model.parameters()
     )
@@ -723,7 +784,7 @@ def write_tatoeba_transformer(
         "train_cpu_seconds": experiment.cpu_seconds,
     }
     weights = export_translator(
-        experiment.translator,
+        translator,
         folder / SHIPPED_TRANSFORMER,
         name=TRANSFORMER_NAME,
         info=info,
