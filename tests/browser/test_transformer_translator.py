@@ -194,15 +194,19 @@ def test_the_command_line_without_a_checkpoint_prints_the_pages_translation(page
 def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):
     sentence = "Tom told me that he would be home this evening."
     assert len(tokenize_english(sentence)) == 11  # ten words and the full stop
-    times = {beam: [translate(page, sentence, beam)["seconds"] for _ in range(3)] for beam in (1, 4)}
+    shown = {beam: [translate(page, sentence, beam) for _ in range(3)] for beam in (1, 4)}
     with capsys.disabled():
-        for beam, seconds in times.items():
+        for beam, runs in shown.items():
+            # the page's own clock, from Enter to the drawn figures; and this test's, which adds the
+            # browser's round trips and the polling that notices the box is done
+            inside, outside = [r["ms"] for r in runs], [1000 * r["seconds"] for r in runs]
             print(
-                f"\nshipped Transformer, 10 words, beam {beam}: median "
-                f"{1000 * statistics.median(seconds):.0f} ms of "
-                + ", ".join(f"{1000 * s:.0f} ms" for s in seconds)
+                f"\nshipped Transformer, 10 words, beam {beam}: in the page, median "
+                f"{statistics.median(inside):.0f} ms of " + ", ".join(f"{ms:.0f}" for ms in inside) + "; "
+                f"seen by the test, median {statistics.median(outside):.0f} ms of "
+                + ", ".join(f"{ms:.0f}" for ms in outside)
             )
-    assert all(s > 0 for values in times.values() for s in values) and not page.errors
+    assert all(r["ms"] > 0 and r["seconds"] > 0 for runs in shown.values() for r in runs) and not page.errors
 
 
 def test_axe_finds_no_serious_violation_in_the_transformer_box(harness):
