@@ -11,7 +11,10 @@ writes ``<unk>``, :func:`replace_unknown` copies the source word its
 attention weighs most where that word is a name or a number the model
 could not read (the *copy* form of unknown-word replacement;
 Luong et al., 2015, and Jean et al., 2015), and leaves the ``<unk>`` out
-elsewhere.
+elsewhere. A model over lower-cased words writes lower case;
+:func:`restore_case` puts back the capitals of each sentence's first word
+and of the names its training French spells with one
+(:func:`learn_casing`).
 
 The same rules run in the book's pages (``detok.js`` and ``seq2seq.js``
 of :mod:`attnbook.book`), and one table of cases checks both.
