@@ -209,6 +209,28 @@ def test_time_from_enter_to_the_drawn_translation_of_ten_words(page, capsys):
     assert all(r["ms"] > 0 and r["seconds"] > 0 for runs in shown.values() for r in runs) and not page.errors
 
 
+def test_the_model_is_compiled_while_the_reader_types_and_then_translates_as_pytorch(
+    harness, shipped, capsys
+):
+    """Focusing the box loads the model and, once loaded, translates a throwaway sentence; the reader's first
+    sentence then gets the same French as PyTorch's, and its time is printed beside the next two."""
+    harness.tab.reload(wait_until="load")
+    harness.errors.clear()
+    harness.tab.focus(f"#{BOX} [data-role=source]")
+    harness.tab.wait_for_function(
+        "() => Object.values(window.attnbookTranslatorModels).some((entry) => entry.warm)", timeout=60_000
+    )
+    sentence = "Tom told me that he would be home this evening."
+    runs = [translate(harness, sentence, 1) for _ in range(3)]
+    assert {run["output"] for run in runs} == {shipped[0].translate(sentence, beam_size=1)}
+    with capsys.disabled():
+        print(
+            "\nshipped Transformer, 10 words, greedy, warmed while typing: in the page "
+            + ", ".join(f"{run['ms']:.0f} ms" for run in runs)
+        )
+    assert not harness.errors
+
+
 def test_axe_finds_no_serious_violation_in_the_transformer_box(harness):
     """axe-core over the harness page once the box has drawn a translation with one head chosen."""
     harness.tab.reload(wait_until="load")

@@ -46,6 +46,13 @@
       header.kind === "transformer" ? window.attnbookTransformer : window.attnbookSeq2Seq;
     entry.translator = new model.Translator(header, weightData);
     for (const callback of entry.waiting.splice(0)) callback();
+    // One throwaway translation of eight words the model knows, once the boxes waiting for the model have
+    // translated: the engine compiles the forward pass while the reader types, so the reader's first
+    // sentence does not pay for it.
+    setTimeout(() => {
+      entry.translator.translate(header.src_vocab.slice(4, 12).join(" "), 1);
+      entry.warm = true;
+    }, 0);
   };
 
   function load(onReady, onError) {
