@@ -73,6 +73,12 @@ def test_each_runs_configuration_is_the_recipe_with_one_choice_taken_out_or_adde
         assert study.run_config(run).data == replace(recipe.data, min_count=count, split_seed=1)
     (run,) = study.of("Transformer, d_model 104", 0)
     assert study.run_config(run).model == replace(recipe.model, d_model=104)
+    (run,) = study.of("d_model 104, every word", 0)
+    both = study.run_config(run)
+    assert (both.model, both.data) == (
+        replace(recipe.model, d_model=104),
+        replace(recipe.data, min_count=1, split_seed=0),
+    )
     (run,) = study.of(small_data.BY_FRENCH, 1)
     by_french = study.run_config(run)
     assert by_french.model == replace(recipe.model, d_model=104)
@@ -186,16 +192,16 @@ def test_the_models_of_the_same_size_get_their_scores_on_each_split_and_one_verd
     assert sentence.endswith((" on every split.", " on any split.", " on split 1."))
 
 
-def test_the_two_batchings_get_their_scores_on_each_split_and_one_verdict(study):
-    sentence = small_data.batching_finding(study)
-    by_french, by_english = (
-        statistics.mean(r.bleu for r in study.of(v, 0))
-        for v in (small_data.BY_FRENCH, small_data.SAME_SIZE[0])
+@pytest.mark.parametrize("variant", list(small_data.WIDENED_CHANGES))
+def test_each_change_to_the_widened_transformer_gets_its_scores_on_each_split_and_one_verdict(study, variant):
+    sentence = small_data.widened_finding(study, variant)
+    changed, wide = (
+        statistics.mean(r.bleu for r in study.of(v, 0)) for v in (variant, small_data.SAME_SIZE[0])
     )
     assert sentence.startswith(
-        f"Batched by French length, the widened Transformer scores {by_french:.1f} ± 0.0 and "
+        f"{small_data.WIDENED_CHANGES[variant][0]}, the widened Transformer scores {changed:.1f} ± 0.0 and "
     )
-    assert f"against {by_english:.1f} ± 0.0 and " in sentence
+    assert f"against {wide:.1f} ± 0.0 and " in sentence
     assert sentence.endswith((" on every split.", " on any split.", " on split 1."))
 
 

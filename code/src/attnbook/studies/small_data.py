@@ -121,6 +121,11 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "Transformer, d_model 104": lambda c: replace(
         c, model=replace(c.model, d_model=104)
     ),
+    "d_model 104, every word": lambda c: replace(
+        c,
+        model=replace(c.model, d_model=104),
+        data=replace(c.data, min_count=1),
+    ),
     "d_model 104, by French length": lambda c: replace(
         c,
         model=replace(c.model, d_model=104),
@@ -147,9 +152,10 @@ million weights, with the recipe's training: the Transformer widened to
 ``d_model`` 104 and chapter 8's GRU encoder-decoder with Bahdanau's
 attention at embeddings and states of 64, where their weights on the
 shipped pairs come within 1% of each other; and the widened Transformer
-with its batches made of pairs of similar French length rather than
-similar English length (``TrainConfig.batch_by_target``), which leaves
-less of each step's work to padding."""
+keeping every word, the two changes that gain BLEU on their own taken
+together, and with its batches made of pairs of similar French length
+rather than similar English length (``TrainConfig.batch_by_target``),
+which leaves less of each step's work to padding."""
 
 
 def study_recipe() -> RealConfig:
@@ -275,6 +281,9 @@ SAME_SIZE = ("Transformer, d_model 104", "GRU, same weights")
 
 BY_FRENCH = "d_model 104, by French length"
 """The widened Transformer with its batches made by French length."""
+
+EVERY_WORD = "d_model 104, every word"
+"""The widened Transformer keeping every word of the training pairs."""
 
 
 VOCABULARIES = ("min count 1", "recipe", "min count 3")
@@ -729,6 +738,8 @@ CHANGED = {
     "1,000 pieces": "Reading and writing 1,000 subword pieces for each "
     "language instead of words",
     "Transformer, d_model 104": "Widening the Transformer to d_model 104",
+    EVERY_WORD: "Widening the Transformer to d_model 104 and keeping "
+    "every word of the training pairs",
     BY_FRENCH: "Widening the Transformer to d_model 104 and batching its "
     "pairs by French length",
     "GRU, same weights": "Putting the GRU encoder-decoder of the same "
@@ -842,26 +853,43 @@ def same_size_finding(study: SmallDataStudy) -> str:
     )
 
 
-def batching_finding(study: SmallDataStudy) -> str:
-    """One sentence: the widened Transformer's BLEU with its batches made
-    by French length (:data:`BY_FRENCH`) and by English length, on each
-    split, and which is ahead (paired seeds: the same seeds and splits,
-    the batch orders drawn from them)."""
+WIDENED_CHANGES = {
+    EVERY_WORD: (
+        "Keeping every word as well",
+        "with the recipe's words",
+        "keeping every word",
+    ),
+    BY_FRENCH: (
+        "Batched by French length",
+        "batched by English length",
+        "batching by French length",
+    ),
+}
+"""The variants that change one more thing in the widened Transformer
+(``"Transformer, d_model 104"``): how a sentence names the change, the
+widened run without it, and the change as the subject of a verdict."""
+
+
+def widened_finding(study: SmallDataStudy, variant: str) -> str:
+    """One sentence: a variant of :data:`WIDENED_CHANGES` against the
+    widened Transformer, their BLEU on each split (mean ± sd over the
+    seeds) and which is ahead by
+    :func:`~attnbook.core.records.seed_verdict` over the paired seeds."""
     wide = SAME_SIZE[0]
+    changed, without, change = WIDENED_CHANGES[variant]
     verdict = _verdict_between(
         study,
-        BY_FRENCH,
+        variant,
         wide,
         {
-            "ahead": "batching by French length gains BLEU",
-            "behind": "batching by French length costs BLEU",
-            "tie": "the seeds cannot tell the two batchings apart",
+            "ahead": f"{change} gains BLEU",
+            "behind": f"{change} costs BLEU",
+            "tie": "the seeds cannot tell the two apart",
         },
     )
     return (
-        "Batched by French length, the widened Transformer scores "
-        f"{' and '.join(_bleu_by_split(study, BY_FRENCH))} on the two "
-        "splits, against "
-        f"{' and '.join(_bleu_by_split(study, wide))} batched by English "
-        f"length: {verdict}."
+        f"{changed}, the widened Transformer scores "
+        f"{' and '.join(_bleu_by_split(study, variant))} on the two "
+        f"splits, against {' and '.join(_bleu_by_split(study, wide))} "
+        f"{without}: {verdict}."
     )
