@@ -166,9 +166,9 @@ class TrainConfig:
             fewer validations averages those it has (0: none).
         batch_by_target: make each batch of pairs of similar target
             length (then similar source length) instead of similar source
-            length (:func:`~attnbook.nmt.data.iterate_batches`): the
-            decoder and the output layer work once per target position,
-            padding included, so less of their work is spent on padding.
+            length: the decoder and the output layer work once per target
+            position, padding included, so less of their work is spent on
+            padding.
 
     Raises:
         ValueError: a count below 1, a negative learning rate or
