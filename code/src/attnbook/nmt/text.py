@@ -194,11 +194,10 @@ RECASED = (
 """The same, for a model whose tokeniser has a casing."""
 
 
-def casing_note(tokenizer: Tokenizer) -> str | None:
-    """What a reader is told of the case of a translator's French: ``None``
-    for pieces, which keep the case they read."""
-    if tokenizer.cased:
-        return None
+def casing_note(tokenizer: Tokenizer) -> str:
+    """What a reader is told of the case of the French of a translator
+    over lower-cased words (pieces keep the case they read, and need no
+    note)."""
     return LOWER_CASED if tokenizer.casing is None else RECASED
 
 

@@ -84,7 +84,7 @@ from attnbook.nmt.split import (
     lowered_source,
     split_by_english,
 )
-from attnbook.nmt.text import Tokenizer, detokenize_french
+from attnbook.nmt.text import Tokenizer, detokenize_french, learn_casing
 from attnbook.nmt.training import (
     TrainConfig,
     TrainResult,
@@ -98,7 +98,6 @@ from attnbook.studies.realdata import (
     cased_split,
     run_real_experiment,
     small_data_config,
-    training_casing,
 )
 from attnbook.studies.recipe import (
     RecordedStart,
@@ -692,7 +691,8 @@ def write_tatoeba_transformer(
     page needs only the weights file.
 
     The weights file also carries the casing of the training French
-    (:func:`~attnbook.studies.realdata.training_casing`), so that page and
+    (:func:`~attnbook.nmt.text.learn_casing` on the training split of the
+    corpus as written, as ``train --save`` does), so that page and
     command line put the capitals back into what the model writes.
 
     Args:
@@ -728,13 +728,16 @@ def write_tatoeba_transformer(
         }
         translator, cased_test = experiment.translator, None
         if cased_pairs is not None:
+            # one split of the corpus as written: its training French
+            # gives the casing, its held-out French the cased scores
+            cased = cased_split(cased_pairs, config.data)
             translator = replace(
                 translator,
                 tokenizer=Tokenizer(
-                    casing=training_casing(cased_pairs, config.data)
+                    casing=learn_casing(p.target for p in cased.train)
                 ),
             )
-            cased_test = cased_split(cased_pairs, config.data).test
+            cased_test = cased.test
         weights = export_translator(
             translator,
             folder / SHIPPED_TRANSFORMER,

@@ -93,6 +93,13 @@ SPLIT_SEEDS = (0, 1)
 """The two splits of the corpus (``split_by_english``'s seed): 0 is the
 split every other page uses."""
 
+
+def _widened(config: RealConfig) -> RealConfig:
+    """``config`` with the Transformer's states widened to 104 features
+    (the variants of the widened model start from it)."""
+    return replace(config, model=replace(config.model, d_model=104))
+
+
 TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "recipe": lambda c: c,
     "no dropout": lambda c: replace(
@@ -118,18 +125,12 @@ TRAINED: dict[str, Callable[[RealConfig], RealConfig]] = {
     "1,000 pieces": lambda c: replace(
         c, data=replace(c.data, subwords=1000)
     ),
-    "Transformer, d_model 104": lambda c: replace(
-        c, model=replace(c.model, d_model=104)
-    ),
+    "Transformer, d_model 104": _widened,
     "d_model 104, every word": lambda c: replace(
-        c,
-        model=replace(c.model, d_model=104),
-        data=replace(c.data, min_count=1),
+        _widened(c), data=replace(c.data, min_count=1)
     ),
     "d_model 104, by French length": lambda c: replace(
-        c,
-        model=replace(c.model, d_model=104),
-        train=replace(c.train, batch_by_target=True),
+        _widened(c), train=replace(c.train, batch_by_target=True)
     ),
     "GRU, same weights": lambda c: replace(
         c,
