@@ -46,6 +46,29 @@ def test_padding_adds_nothing_to_the_loss_or_the_accuracy():
     assert sequence_loss(changed, tgt_out)[1] == correct
 
 
+@pytest.mark.parametrize("kind", ["bahdanau", "luong", "none", "transformer"])
+@pytest.mark.parametrize("parallel", [True, False])
+def test_the_kept_positions_logits_are_the_full_logits_rows_and_give_the_same_loss(
+    kind, parallel, toy_splits, tiny_translator
+):
+    translator = tiny_translator(kind)
+    model = translator.model.double()
+    batch = next(translator.batches(toy_splits.train[:12], 12))
+    real = batch.tgt_out != 0
+    assert not real.all()  # the batch holds padding for keep to skip
+    full, weights = model(batch.src, batch.src_mask, batch.tgt_in, parallel=parallel)
+    kept, kept_weights = model(batch.src, batch.src_mask, batch.tgt_in, parallel=parallel, keep=real)
+    assert kept.shape == (int(real.sum()), full.size(-1))
+    torch.testing.assert_close(kept, full[real])
+    if weights is not None:
+        torch.testing.assert_close(kept_weights, weights)
+    for smoothing in (0.0, 0.1):
+        padded = sequence_loss(full, batch.tgt_out, label_smoothing=smoothing)
+        rows = sequence_loss(kept, batch.tgt_out[real], label_smoothing=smoothing)
+        torch.testing.assert_close(rows[0], padded[0])
+        assert rows[1:] == padded[1:]
+
+
 def test_training_lowers_the_loss_records_a_curve_and_keeps_the_best_weights(
     toy_splits, tiny_translator, capsys
 ):

@@ -10,7 +10,10 @@ decoders) and the :class:`~attnbook.nmt.transformer.Transformer` both
 offer it:
 
 - ``model(src, src_mask, tgt_in, parallel=True)`` returns teacher-forced
-  logits and attention weights;
+  logits and attention weights; with ``keep=`` a mask of the target
+  positions, the logits of those positions only, one row each
+  (:func:`kept`): training asks for the real French tokens' and skips the
+  padding;
 - ``model.encode(src, src_mask)`` returns the memory the decoder reads (a
   :class:`Memory`);
 - ``model.decoder.init_state(memory)`` and
@@ -85,7 +88,11 @@ class TranslationModel(Protocol):
           ``(batch, tgt_len)`` (``<sos> y_1 ... y_T``).
         - ``__call__`` returns logits ``(batch, tgt_len, tgt_vocab)``
           and attention weights ``(batch, tgt_len, src_len)`` (``None`` for
-          a model without attention).
+          a model without attention); with ``keep``, a boolean ``(batch,
+          tgt_len)`` mask, the logits are ``(n, tgt_vocab)``, one row for
+          each True of ``keep`` in reading order (the weights keep their
+          shape). A model may then run its output layer over those
+          positions only (the Transformer does).
     """
 
     kind: ClassVar[str]
@@ -110,6 +117,7 @@ class TranslationModel(Protocol):
         tgt_in: Tensor,
         *,
         parallel: bool = True,
+        keep: Tensor | None = None,
     ) -> tuple[Tensor, Tensor | None]: ...
 
     # the parts of nn.Module that the translator and training use
@@ -131,6 +139,20 @@ class TranslationModel(Protocol):
     def eval(self) -> Any: ...
 
     def to(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def kept(values: Tensor, keep: Tensor | None) -> Tensor:
+    """``values`` ``(batch, tgt_len, ...)`` at the positions ``keep``
+    marks, ``(n, ...)`` in reading order; all of them, as they are, for
+    ``None``.
+
+    >>> values = torch.arange(6).view(2, 3)
+    >>> kept(values, values % 2 == 0).tolist()
+    [0, 2, 4]
+    >>> kept(values, None).shape
+    torch.Size([2, 3])
+    """
+    return values if keep is None else values[keep]
 
 
 def decode_stepwise(

@@ -67,6 +67,7 @@ from attnbook.nmt.decoders import (
     _Decoder,
 )
 from attnbook.nmt.encoder import Encoder, EncoderMemory
+from attnbook.nmt.model import kept
 
 ATTENTION_KINDS = ("bahdanau", "luong", "none")
 LUONG_SCORES = ("dot", "general", "concat", "location")
@@ -366,9 +367,13 @@ class Seq2Seq(nn.Module):
         tgt_in: Tensor,
         *,
         parallel: bool = True,
+        keep: Tensor | None = None,
     ) -> tuple[Tensor, Tensor | None]:
         """Teacher-forced logits and attention weights.
-        ``parallel=False`` makes Luong's decoder step."""
-        return self.decoder(
+        ``parallel=False`` makes Luong's decoder step; ``keep`` selects
+        positions' logits (:class:`~attnbook.nmt.model.TranslationModel`),
+        after the output layer has run over every position."""
+        logits, weights = self.decoder(
             tgt_in, self.encode(src, src_mask), parallel=parallel
         )
+        return kept(logits, keep), weights

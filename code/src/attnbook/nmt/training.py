@@ -88,9 +88,10 @@ def sequence_loss(
     \sum_k (-\log p_k)`.
 
     Args:
-        logits: ``(batch, tgt_len, vocab)``.
+        logits: ``(batch, tgt_len, vocab)``, or ``(n, vocab)`` for ``n``
+            tokens (the real ones alone, as training asks the model for).
         tgt_out: ``(batch, tgt_len)`` target ids, ``pad_id`` where there is
-            no token.
+            no token; or ``(n,)``.
         pad_id: the id of the padding (the book's vocabularies use
             ``Vocab.pad_id``, 0).
         label_smoothing: :math:`\varepsilon`, in [0, 1); 0 is the plain
@@ -625,14 +626,19 @@ def train(
         _epochs(translator, train_pairs, config), start=1
     ):
         optimizer.param_groups[0]["lr"] = schedule.rate(step)
+        real = batch.tgt_out != Vocab.pad_id
+        # the logits of the real French tokens only (n, vocab)
         logits, _ = model(
             drop_words(batch.src),
             batch.src_mask,
             batch.tgt_in,
             parallel=config.parallel_decoder,
+            keep=real,
         )
         loss, correct, count = sequence_loss(
-            logits, batch.tgt_out, label_smoothing=config.label_smoothing
+            logits,
+            batch.tgt_out[real],
+            label_smoothing=config.label_smoothing,
         )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

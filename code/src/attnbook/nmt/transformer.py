@@ -42,7 +42,7 @@ from attnbook.core.config import check_fields
 from attnbook.layers.attention import optional_dropout
 from attnbook.layers.multihead import MultiHeadAttention, causal_mask
 from attnbook.nmt.data import Vocab
-from attnbook.nmt.model import decode_stepwise
+from attnbook.nmt.model import decode_stepwise, kept
 
 
 def sinusoidal_positions(
@@ -496,21 +496,26 @@ class TransformerDecoder(nn.Module):
             self.out.weight = self.embed.embedding.weight
 
     def forward(
-        self, tgt_in: Tensor, memory: TransformerMemory
+        self,
+        tgt_in: Tensor,
+        memory: TransformerMemory,
+        keep: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Logits ``(batch, tgt_len, vocab)`` and every
         cross-attention matrix.
 
         Returns:
             ``logits`` and ``cross_weights`` of shape ``(batch, num_layers,
-            num_heads, tgt_len, src_len)``.
+            num_heads, tgt_len, src_len)``. With ``keep``, the output layer
+            runs over the positions it marks only: logits ``(n, vocab)``.
         """
         states = self.embed(tgt_in)
         cross_weights = []
         for layer in self.layers:
             states, layer_weights = layer(states, memory)
             cross_weights.append(layer_weights)
-        return self.out(self.norm(states)), torch.stack(
+        # the output layer is the widest matrix: padding skips it
+        return self.out(self.norm(kept(states, keep))), torch.stack(
             cross_weights, dim=1
         )
 
@@ -616,23 +621,23 @@ class Transformer(nn.Module):
         tgt_in: Tensor,
         *,
         parallel: bool = True,
+        keep: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Teacher-forced logits and attention weights (see the
         class's Shape).
 
         ``parallel=False`` decodes the reference one token at a time with
         :meth:`TransformerDecoder.step`, as search does;
-        the causal mask makes both give the same result.
+        the causal mask makes both give the same result. ``keep`` selects
+        positions' logits
+        (:class:`~attnbook.nmt.model.TranslationModel`).
         """
         memory = self.encode(src, src_mask)
         if not parallel:
+            logits, weights = decode_stepwise(self.decoder, tgt_in, memory)
             # the weights are never None
-            return decode_stepwise(  # type: ignore[return-value]
-                self.decoder,
-                tgt_in,
-                memory,
-            )
-        logits, cross_weights = self.decoder(tgt_in, memory)
+            return kept(logits, keep), weights  # type: ignore[return-value]
+        logits, cross_weights = self.decoder(tgt_in, memory, keep)
         return logits, cross_weights[:, -1].mean(dim=1)
 
 
