@@ -280,7 +280,7 @@ def test_the_help_gives_each_runs_default_where_they_differ(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "(default: 4 on the toy grammar, 20 with --corpus, 5 with --corpus --model seq2seq)" in text
+    assert "(default: 4 on the toy grammar, 16 with --corpus, 5 with --corpus --model seq2seq)" in text
     # a field of one model only: the runs that train it; a field of one class only: "only"
     assert "(default: 64 on the toy grammar, 96 with --corpus --model seq2seq)" in text
     assert "(default: 0; with --corpus only)" in text and "(default: 20000; on the toy grammar only)" in text

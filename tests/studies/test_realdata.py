@@ -98,6 +98,18 @@ def test_split_by_english_puts_every_translation_of_a_sentence_on_one_side(shipp
     assert sum(p.source == repeated for p in split.test) == counts[repeated]
 
 
+def test_source_min_count_sets_the_english_vocabulary_alone(shipped):
+    from attnbook.studies.realdata import RealDataConfig, prepare_real_data
+
+    every, twice, english = (
+        prepare_real_data(shipped.pairs, RealDataConfig(**counts))
+        for counts in ({"min_count": 1}, {"min_count": 2}, {"min_count": 2, "source_min_count": 1})
+    )
+    assert english.src_vocab == every.src_vocab
+    assert english.tgt_vocab == twice.tgt_vocab
+    assert len(every.src_vocab) > len(twice.src_vocab)
+
+
 def test_split_by_english_is_repeatable_and_refuses_too_few_sentences():
     pairs = [SentencePair((f"w{i}",), ("x",)) for i in range(50)]
     assert split_by_english(pairs, seed=1) == split_by_english(pairs, seed=1)

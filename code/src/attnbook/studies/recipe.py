@@ -170,16 +170,24 @@ class RunData(Generic[S]):
 
 
 def words_data(
-    split: S, *, min_count: int = 1, max_src_len: int | None = None
+    split: S,
+    *,
+    min_count: int = 1,
+    source_min_count: int = 0,
+    max_src_len: int | None = None,
 ) -> RunData[S]:
     """The data of a run over whole words: ``split`` as it is, and the
     vocabularies of the words its training pairs use at least
-    ``min_count`` times."""
+    ``min_count`` times (``source_min_count`` times on the source side,
+    where it is not 0)."""
+    source_min_count = source_min_count or min_count
     return RunData(
         split,
         split.train,
         split.val,
-        Vocab.build((p.source for p in split.train), min_count=min_count),
+        Vocab.build(
+            (p.source for p in split.train), min_count=source_min_count
+        ),
         Vocab.build((p.target for p in split.train), min_count=min_count),
         max_src_len,
     )
