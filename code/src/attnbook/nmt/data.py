@@ -496,10 +496,9 @@ def iterate_batches(
             batch, so little of each batch is padding;
             the order of the batches is still shuffled.
         by_target: group by target length first, then source length
-            (with ``group_by_length``): the decoder and the output layer
-            over the whole vocabulary work once per target position,
-            padding included, so this leaves less of their work to padding
-            than grouping by source length alone.
+            (with ``group_by_length``): the decoder works once per target
+            position, padding included, so this leaves less of its work to
+            padding than grouping by source length alone.
 
     >>> pairs = [SentencePair(("a",) * n, ("x",)) for n in (1, 2, 3, 4, 5)]
     >>> vocab = Vocab(["a", "x"])

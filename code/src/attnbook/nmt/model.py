@@ -12,7 +12,7 @@ offer it:
 - ``model(src, src_mask, tgt_in, parallel=True)`` returns teacher-forced
   logits and attention weights; with ``keep=`` a mask of the target
   positions, the logits of those positions only, one row each
-  (:func:`kept`): training asks for the real French tokens' and skips the
+  (:func:`kept`): training asks for the real target tokens' and skips the
   padding;
 - ``model.encode(src, src_mask)`` returns the memory the decoder reads (a
   :class:`Memory`);

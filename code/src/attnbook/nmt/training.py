@@ -167,9 +167,8 @@ class TrainConfig:
             fewer validations averages those it has (0: none).
         batch_by_target: make each batch of pairs of similar target
             length (then similar source length) instead of similar source
-            length: the decoder and the output layer work once per target
-            position, padding included, so less of their work is spent on
-            padding.
+            length: the decoder works once per target position, padding
+            included, so less of its work is spent on padding.
 
     Raises:
         ValueError: a count below 1, a negative learning rate or
@@ -627,7 +626,7 @@ def train(
     ):
         optimizer.param_groups[0]["lr"] = schedule.rate(step)
         real = batch.tgt_out != Vocab.pad_id
-        # the logits of the real French tokens only (n, vocab)
+        # the logits of the real target tokens only, (n, vocab)
         logits, _ = model(
             drop_words(batch.src),
             batch.src_mask,
