@@ -689,16 +689,9 @@ def verdicts(study: SmallDataStudy) -> dict[str, dict[int, str]]:
     """Where the recipe stands against each other variant on each split,
     by BLEU over the paired seeds
     (:func:`~attnbook.core.records.seed_verdict`: ``"ahead"``,
-    ``"behind"`` or ``"tie"``)."""
-    splits = sorted({run.split_seed for run in study.runs})
+    ``"behind"`` or ``"tie"``: :func:`verdicts_between`)."""
     return {
-        variant: {
-            split: seed_verdict(
-                [r.bleu for r in study.of("recipe", split)],
-                [r.bleu for r in study.of(variant, split)],
-            )
-            for split in splits
-        }
+        variant: verdicts_between(study, "recipe", variant)
         for variant in VARIANTS
         if variant != "recipe" and study.runs_of(variant)
     }
@@ -823,21 +816,28 @@ def _bleu_by_split(study: SmallDataStudy, variant: str) -> list[str]:
     ]
 
 
-def _verdict_between(
-    study: SmallDataStudy, first: str, second: str, says: dict[str, str]
-) -> str:
-    """Where ``first`` stands against ``second`` on each split, by
-    :func:`~attnbook.core.records.seed_verdict` over the paired seeds, as
-    ``says`` words each verdict: one phrase for every split, or one per
-    split."""
-    splits = sorted({run.split_seed for run in study.runs})
-    found = {
+def verdicts_between(
+    study: SmallDataStudy, first: str, second: str
+) -> dict[int, str]:
+    """Where variant ``first`` stands against variant ``second`` on BLEU
+    on each split: :func:`~attnbook.core.records.seed_verdict` over the
+    paired seeds (``"ahead"``, ``"behind"`` or ``"tie"``)."""
+    return {
         split: seed_verdict(
             [r.bleu for r in study.of(first, split)],
             [r.bleu for r in study.of(second, split)],
         )
-        for split in splits
+        for split in sorted({run.split_seed for run in study.runs})
     }
+
+
+def _verdict_between(
+    study: SmallDataStudy, first: str, second: str, says: dict[str, str]
+) -> str:
+    """:func:`verdicts_between` as ``says`` words each verdict: one phrase
+    for every split, or one per split."""
+    found = verdicts_between(study, first, second)
+    splits = sorted(found)
     if len(set(found.values())) == 1:
         verdict = found[splits[0]]
         where = "on any split" if verdict == "tie" else "on every split"
