@@ -778,25 +778,17 @@ def findings(study: SmallDataStudy) -> list[str]:
         "tie": "makes no difference the seeds can tell",
     }
     sentences = []
-    for variant, by_split in verdicts(study).items():
+    for variant in verdicts(study):
         # rounded first, so that a lead of -0.04 reads +0.0, not -0.0
         leads = " and ".join(
             f"{round(_lead(study, variant, s), 1) + 0.0:+.1f}"
             for s in splits
         )
-        what = CHANGED[variant]
-        found = set(by_split.values())
-        if len(found) == 1:
-            verdict = found.pop()
-            where = (
-                "on any split" if verdict == "tie" else "on every split"
-            )
-            text = f"{what} {does[verdict]} {where}"
-        else:
-            text = f"{what} " + ", and ".join(
-                f"{does[by_split[s]]} on split {s}" for s in splits
-            )
-        sentences.append(f"{text} (the recipe's lead: {leads} BLEU).")
+        verdict = _verdict_between(study, "recipe", variant, does)
+        sentences.append(
+            f"{CHANGED[variant]} {verdict} "
+            f"(the recipe's lead: {leads} BLEU)."
+        )
     return sentences
 
 
